@@ -1,0 +1,528 @@
+"""CoNLL-U <-> spaCy ``Doc``, lossless for the treebank's annotation.
+
+Reading streams the file through ``conllu.parse_incr``; a thin line reader in
+front of it keeps the line numbers, checks each line (encoding, ten tab
+separated columns, IDs in order, HEAD a number or ``_``) and holds the raw
+lines, so that errors name the file, line and reason, and so that comments,
+multiword-token range lines and empty nodes are written back as they were.
+
+Mapping to spaCy: the syntactic words are the tokens; LEMMA -> ``lemma_``,
+UPOS -> ``pos_``, XPOS -> ``tag_``, FEATS -> ``morph``, HEAD/DEPREL ->
+``head``/``dep_`` (HEAD 0: the token is its own head), ``SpaceAfter=No`` ->
+no whitespace. Words inside a multiword token are separated by a space in
+``Doc.text`` (so that re-tokenising the text cannot glue them together: "de o",
+never "deo"); the surface form and the range line are kept in
+``Doc.user_data["conllu"]``, which ``DocBin(store_user_data=True)`` saves.
+A sentence whose HEADs are all ``_`` is not annotated: its Doc has no parse.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, IO, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import conllu
+from conllu.serializer import serialize_field
+
+from .errors import ConlluError, Errors
+from .trees import tree_error
+
+USER_DATA_KEY = "conllu"
+_ID_WORD = re.compile(r"^[1-9][0-9]*$")
+_ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
+_ID_EMPTY = re.compile(r"^(0|[1-9][0-9]*)\.([1-9][0-9]*)$")
+_HEAD = re.compile(r"^(0|[1-9][0-9]*)$")
+_TWO_SPACES = re.compile(r" {2,}")
+
+
+def _raw(line: List[str], i: int) -> str:
+    return line[i]
+
+
+# conllu parses ID, HEAD and MISC; the other columns are kept as written.
+_FIELD_PARSERS = {
+    "lemma": _raw, "upos": _raw, "xpos": _raw, "feats": _raw, "deprel": _raw, "deps": _raw,
+}
+
+
+@dataclass
+class Sentence:
+    """One CoNLL-U sentence: the columns of its words as written, plus what
+    surrounds them (comments, multiword-token ranges, empty nodes)."""
+
+    path: str
+    line: int
+    comments: List[str]
+    forms: List[str]
+    lemmas: List[str]
+    upos: List[str]
+    xpos: List[str]
+    feats: List[str]
+    heads: Optional[List[int]]  # None: not annotated (HEAD '_' everywhere)
+    deprels: List[str]
+    deps: List[str]
+    misc: List[str]
+    space_after: List[bool]
+    # (first word, last word) 0-based, and the range line's 10 columns
+    ranges: List[Tuple[int, int, List[str]]] = field(default_factory=list)
+    # (number of words before it, the empty node's line as written)
+    empty: List[Tuple[int, str]] = field(default_factory=list)
+    word_lines: List[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.forms)
+
+    @property
+    def text(self) -> str:
+        for c in self.comments:
+            if c.startswith("# text ="):
+                return c[len("# text ="):].strip()
+        return ""
+
+
+@dataclass
+class SkipReport:
+    """What ``--skip-invalid`` left out: one (line, reason) per sentence."""
+
+    skipped: List[Tuple[int, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.skipped)
+
+
+class _Block:
+    __slots__ = ("start", "lines", "error")
+
+    def __init__(self, start: int):
+        self.start = start
+        self.lines: List[Tuple[int, str]] = []
+        self.error: Optional[Tuple[int, str]] = None
+
+
+class _CheckedLines:
+    """Iterates the lines of a CoNLL-U file for ``conllu.parse_incr``, checking
+    each sentence block before passing it on; the checked blocks (raw lines with
+    their numbers) wait in ``self.blocks`` for the reader, in order."""
+
+    def __init__(self, stream: IO[bytes], path: str, skip_invalid: bool, report: SkipReport):
+        self.stream = stream
+        self.path = path
+        self.skip_invalid = skip_invalid
+        self.report = report
+        self.blocks: deque = deque()
+
+    def read(self) -> str:  # conllu.parse_incr asks for a file-like object
+        return "".join(self)
+
+    def fail(self, block: _Block, line: int, reason: str) -> None:
+        if not self.skip_invalid:
+            raise ConlluError(self.path, line, reason)
+        if block.error is None:
+            block.error = (line, reason)
+
+    def __iter__(self) -> Iterator[str]:
+        block: Optional[_Block] = None
+        lineno = 0
+        for lineno, raw in enumerate(self.stream, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                if block is None:
+                    block = _Block(lineno)
+                self.fail(block, lineno, Errors.E001.format(reason=e.reason, start=e.start))
+                continue
+            line = line.rstrip("\r\n")
+            if line.strip():
+                if block is None:
+                    block = _Block(lineno)
+                block.lines.append((lineno, line))
+            elif block is not None:
+                yield from self._finish(block)
+                block = None
+        if block is not None:
+            yield from self._finish(block)
+
+    def _finish(self, block: _Block) -> Iterator[str]:
+        self._check(block)
+        if block.error is not None:
+            self.report.skipped.append(block.error)
+            return
+        self.blocks.append(block)
+        for _, line in block.lines:
+            yield line + "\n"
+        yield "\n"
+
+    def _check(self, block: _Block) -> None:
+        n_words = 0
+        last_empty = (0, 0)
+        range_end = 0
+        n_heads = 0
+        words = 0
+        for lineno, line in block.lines:
+            if line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 10:
+                return self.fail(block, lineno, Errors.E002.format(n=len(cols)))
+            if any(_TWO_SPACES.search(c) for c in cols):
+                return self.fail(block, lineno, Errors.E014)
+            tid = cols[0]
+            if _ID_WORD.match(tid):
+                n_words += 1
+                if int(tid) != n_words:
+                    return self.fail(block, lineno, Errors.E004.format(id=tid, expected=n_words))
+                head = cols[6]
+                if head != "_":
+                    if not _HEAD.match(head):
+                        return self.fail(block, lineno, Errors.E005.format(head=head))
+                    n_heads += 1
+                words += 1
+                continue
+            m = _ID_RANGE.match(tid)
+            if m:
+                first, last = int(m.group(1)), int(m.group(2))
+                if first != n_words + 1 or last <= first or first <= range_end:
+                    return self.fail(block, lineno, Errors.E004.format(id=tid, expected=f"a range from {n_words + 1}"))
+                range_end = last
+                continue
+            m = _ID_EMPTY.match(tid)
+            if m:
+                pos = (int(m.group(1)), int(m.group(2)))
+                if pos[0] != n_words or (pos[0] == last_empty[0] and pos[1] != last_empty[1] + 1) \
+                        or (pos[0] != last_empty[0] and pos[1] != 1):
+                    return self.fail(block, lineno, Errors.E004.format(id=tid, expected=f"{n_words}.x in sequence"))
+                last_empty = pos
+                continue
+            return self.fail(block, lineno, Errors.E003.format(id=tid))
+        if words == 0:
+            return self.fail(block, block.start, Errors.E012)
+        if range_end > n_words:
+            return self.fail(block, block.start, Errors.E011.format(id=f"ending at {range_end}"))
+        if 0 < n_heads < words:
+            ids = [ln.split("\t", 1)[0] for _, ln in block.lines
+                   if not ln.startswith("#") and ln.split("\t")[6] == "_" and _ID_WORD.match(ln.split("\t", 1)[0])]
+            return self.fail(block, block.start, Errors.E010.format(ids=", ".join(ids[:10])))
+
+
+def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
+                report: Optional[SkipReport] = None) -> Iterator[Sentence]:
+    """Stream the sentences of a CoNLL-U file.
+
+    Raises ``ConlluError`` (file, line, reason) on the first malformed sentence,
+    or with ``skip_invalid`` leaves it out and records it in ``report``.
+    """
+    path = str(path)
+    if report is None:
+        report = SkipReport()
+    if not os.path.exists(path):
+        raise FileNotFoundError(Errors.E031.format(path=path))
+    with open(path, "rb") as stream:
+        lines = _CheckedLines(stream, path, skip_invalid, report)
+        for tokenlist in conllu.parse_incr(lines, field_parsers=_FIELD_PARSERS):
+            block = lines.blocks.popleft()
+            sent = _to_sentence(tokenlist, block, path)
+            fault = None if sent.heads is None else tree_error(sent.heads)
+            if fault is not None:
+                word, reason = fault
+                line = sent.word_lines[word - 1] if word else sent.line
+                if not skip_invalid:
+                    raise ConlluError(path, line, reason)
+                report.skipped.append((line, reason))
+                continue
+            yield sent
+
+
+def _to_sentence(tokenlist: conllu.TokenList, block: _Block, path: str) -> Sentence:
+    comments = [line for _, line in block.lines if line.startswith("#")]
+    token_lines = [(n, line) for n, line in block.lines if not line.startswith("#")]
+    cols = ("forms", "lemmas", "upos", "xpos", "feats", "deprels", "deps", "misc")
+    keys = ("form", "lemma", "upos", "xpos", "feats", "deprel", "deps")
+    out: Dict[str, list] = {c: [] for c in cols}
+    heads: List[Optional[int]] = []
+    space_after: List[bool] = []
+    ranges: List[Tuple[int, int, List[str]]] = []
+    empty: List[Tuple[int, str]] = []
+    word_lines: List[int] = []
+    for token, (lineno, line) in zip(tokenlist, token_lines):
+        tid = token["id"]
+        if isinstance(tid, tuple):
+            if tid[1] == "-":
+                ranges.append((tid[0] - 1, tid[2] - 1, line.split("\t")))
+            else:
+                empty.append((len(heads), line))
+            continue
+        for c, k in zip(cols, keys):
+            out[c].append(token[k])
+        out["misc"].append(line.rsplit("\t", 1)[1])
+        heads.append(token["head"])
+        misc = token["misc"] or {}
+        space_after.append(misc.get("SpaceAfter") != "No")
+        word_lines.append(lineno)
+    for first, last, rcols in ranges:
+        misc = conllu.parser.parse_dict_value(rcols[9]) or {}
+        space_after[last] = misc.get("SpaceAfter") != "No"
+    return Sentence(
+        path=path, line=block.start, comments=comments,
+        heads=None if heads and heads[0] is None else heads,  # type: ignore[arg-type]
+        space_after=space_after, ranges=ranges, empty=empty, word_lines=word_lines,
+        **out,
+    )
+
+
+# --- Sentence -> Doc -------------------------------------------------------
+
+def _blank(value: str) -> str:
+    return "" if value == "_" else value
+
+
+def sentences_to_doc(vocab, sents: Sequence[Sentence]):
+    """One ``Doc`` holding ``sents`` (their words as tokens, in order)."""
+    from spacy.tokens import Doc
+
+    words: List[str] = []
+    spaces: List[bool] = []
+    lemmas: List[str] = []
+    pos: List[str] = []
+    tags: List[str] = []
+    morphs: List[str] = []
+    heads: List[int] = []
+    deps: List[str] = []
+    sent_starts: List[bool] = []
+    stored = []
+    annotated = {s.heads is not None for s in sents}
+    if len(annotated) > 1:
+        raise ValueError(Errors.E021)
+    for sent in sents:
+        offset = len(words)
+        inside = set()
+        for first, last, _ in sent.ranges:
+            inside.update(range(first, last))  # all but the range's last word
+        words.extend(sent.forms)
+        spaces.extend(True if i in inside else sp for i, sp in enumerate(sent.space_after))
+        lemmas.extend(_blank(x) for x in sent.lemmas)
+        pos.extend(_blank(x) for x in sent.upos)
+        tags.extend(_blank(x) for x in sent.xpos)
+        morphs.extend(_blank(x) for x in sent.feats)
+        if sent.heads is not None:
+            heads.extend(offset + i if h == 0 else offset + h - 1 for i, h in enumerate(sent.heads))
+            deps.extend(sent.deprels)
+        sent_starts.extend([True] + [False] * (len(sent) - 1))
+        entry = {
+            "n": len(sent), "comments": sent.comments, "misc": sent.misc, "deps": sent.deps,
+            "ranges": [[a, b, c] for a, b, c in sent.ranges], "empty": [[a, b] for a, b in sent.empty],
+        }
+        if sent.heads is None and any(d != "_" for d in sent.deprels):
+            entry["deprels"] = sent.deprels
+        stored.append(entry)
+    try:
+        doc = Doc(vocab, words=words, spaces=spaces, lemmas=lemmas, pos=pos, tags=tags, morphs=morphs,
+                  heads=heads or None, deps=deps or None, sent_starts=None if heads else sent_starts)
+    except ValueError as e:
+        # the only check spaCy adds to ours: UPOS must be a UD tag
+        bad = next((i for i, p in enumerate(pos) if p and p not in _UPOS), None)
+        if bad is None:
+            raise
+        sent, i = _locate(sents, bad)
+        raise ConlluError(sent.path, sent.word_lines[i], Errors.E013.format(reason=f"UPOS '{pos[bad]}' is not a UD tag")) from e
+    # FEATS that spaCy normalises differently are kept as written
+    start = 0
+    for sent, entry in zip(sents, stored):
+        over = {}
+        for i, raw in enumerate(sent.feats):
+            if raw != "_" and str(doc[start + i].morph) != raw:
+                over[str(i)] = raw
+        if over:
+            entry["feats"] = over
+        start += len(sent)
+    doc.user_data[USER_DATA_KEY] = {"sents": stored}
+    return doc
+
+
+_UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+         "PUNCT", "SCONJ", "SYM", "VERB", "X"}
+
+
+def _locate(sents: Sequence[Sentence], index: int) -> Tuple[Sentence, int]:
+    for sent in sents:
+        if index < len(sent):
+            return sent, index
+        index -= len(sent)
+    raise IndexError(index)
+
+
+def conllu_to_docs(path: Union[str, Path], vocab, n_sents: int = 1, skip_invalid: bool = False,
+                   report: Optional[SkipReport] = None) -> Iterator:
+    """Stream Docs of ``n_sents`` sentences each from a CoNLL-U file."""
+    batch: List[Sentence] = []
+    for sent in read_conllu(path, skip_invalid=skip_invalid, report=report):
+        if batch and (len(batch) == n_sents or (batch[0].heads is None) != (sent.heads is None)):
+            yield sentences_to_doc(vocab, batch)
+            batch = []
+        batch.append(sent)
+    if batch:
+        yield sentences_to_doc(vocab, batch)
+
+
+# --- Doc -> CoNLL-U ----------------------------------------------------------
+
+def _sentence_bounds(doc) -> List[Tuple[int, int, Optional[dict]]]:
+    stored = doc.user_data.get(USER_DATA_KEY, {}).get("sents")
+    if stored and sum(s["n"] for s in stored) == len(doc):
+        bounds = []
+        start = 0
+        for s in stored:
+            bounds.append((start, start + s["n"], s))
+            start += s["n"]
+        return bounds
+    if len(doc) == 0:
+        return []
+    if doc.has_annotation("DEP") or doc.has_annotation("SENT_START"):
+        return [(s.start, s.end, None) for s in doc.sents]
+    return [(0, len(doc), None)]
+
+
+def _with_space_after(misc: str, space: bool) -> str:
+    """``misc`` with its SpaceAfter part set from the Doc's whitespace."""
+    parts = [] if misc in ("_", "") else misc.split("|")
+    has_no = "SpaceAfter=No" in parts
+    if has_no != (not space):
+        if space:
+            parts.remove("SpaceAfter=No")
+        else:
+            parts.append("SpaceAfter=No")
+            parts.sort(key=lambda p: p.split("=", 1)[0].lower())
+    return "|".join(parts) if parts else "_"
+
+
+def _field(value: str) -> str:
+    return value if value else "_"
+
+
+def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
+    """A Doc as CoNLL-U text: any Doc, from a treebank (comments, ranges and
+    empty nodes come back as they were) or from raw text (``sent_id`` and
+    ``text`` comments are made, whitespace gives ``SpaceAfter=No``). Tokens
+    without a parse get HEAD and DEPREL ``_``."""
+    parsed = doc.has_annotation("DEP")
+    out: List[str] = []
+    for k, (start, end, stored) in enumerate(_sentence_bounds(doc)):
+        tokens = doc[start:end]
+        if stored is not None:
+            out.extend(stored["comments"])
+            ranges = {int(r[0]): r for r in stored["ranges"]}
+            empty: Dict[int, List[str]] = {}
+            for after, line in stored["empty"]:
+                empty.setdefault(int(after), []).append(line)
+            feats = stored.get("feats", {})
+            deprels = stored.get("deprels")
+        else:
+            out.append(f"# sent_id = {first_sent_id + k}")
+            out.append(f"# text = {tokens.text.strip()}")
+            ranges, empty, feats, deprels = {}, {}, {}, None
+        inside_until = -1
+        out.extend(empty.get(0, []))
+        for i, token in enumerate(tokens):
+            if i in ranges:
+                first, last, cols = ranges[i]
+                cols = list(cols)
+                cols[9] = _with_space_after(cols[9], bool(doc[start + int(last)].whitespace_))
+                out.append("\t".join(cols))
+                inside_until = int(last)
+            if parsed:
+                if token.head.i == token.i:
+                    head = "0"
+                elif start <= token.head.i < end:
+                    head = str(token.head.i - start + 1)
+                else:
+                    raise ValueError(Errors.E020.format(doc=doc_index, token=token.i))
+                deprel = _field(token.dep_)
+            else:
+                head = "_"
+                deprel = deprels[i] if deprels else "_"
+            misc = stored["misc"][i] if stored is not None else "_"
+            if i > inside_until:
+                misc = _with_space_after(misc, bool(token.whitespace_))
+            morph = feats.get(str(i)) or _field(str(token.morph))
+            out.append("\t".join((
+                str(i + 1), token.text, _field(token.lemma_), _field(token.pos_), _field(token.tag_),
+                morph, head, deprel, stored["deps"][i] if stored is not None else "_", misc,
+            )))
+            out.extend(empty.get(i + 1, []))
+        out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def docs_to_conllu(docs: Iterable) -> Iterator[str]:
+    """CoNLL-U text, one chunk per Doc, sentence ids running across Docs."""
+    sent_id = 1
+    for i, doc in enumerate(docs):
+        text = doc_to_conllu(doc, doc_index=i, first_sent_id=sent_id)
+        sent_id += len(_sentence_bounds(doc))
+        yield text
+
+
+# --- files -----------------------------------------------------------------------
+
+@contextmanager
+def atomic_output(path: Union[str, Path], mode: str = "w"):
+    """Write to a temporary file beside ``path`` and move it into place only
+    when the block succeeds: never a half-written output."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_conllu(docs: Iterable, path: Union[str, Path]) -> int:
+    """Write Docs to a CoNLL-U file atomically; returns the number of Docs."""
+    n = 0
+    with atomic_output(path) as f:
+        for text in docs_to_conllu(docs):
+            f.write(text)
+            n += 1
+    return n
+
+
+def conllu_to_docbin(in_path, out_path, lang: str = "xx", n_sents: int = 1, skip_invalid: bool = False,
+                     report: Optional[SkipReport] = None) -> Tuple[int, int]:
+    """Convert a CoNLL-U file to a ``.spacy`` DocBin; returns (docs, words)."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    vocab = spacy.blank(lang).vocab
+    db = DocBin(store_user_data=True)
+    words = 0
+    for doc in conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report):
+        db.add(doc)
+        words += len(doc)
+    with atomic_output(out_path, "wb") as f:
+        f.write(db.to_bytes())
+    return len(db), words
+
+
+def read_docbin(path: Union[str, Path], lang: str = "xx") -> List:
+    import spacy
+    from spacy.tokens import DocBin
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(Errors.E031.format(path=path))
+    vocab = spacy.blank(lang).vocab
+    return list(DocBin(store_user_data=True).from_disk(path).get_docs(vocab))
+
+
+def docbin_to_conllu(in_path, out_path, lang: str = "xx") -> Tuple[int, int]:
+    docs = read_docbin(in_path, lang)
+    write_conllu(docs, out_path)
+    return len(docs), sum(len(d) for d in docs)

@@ -1,0 +1,41 @@
+"""Error messages with codes, in one place (as spaCy's ``errors.py``)."""
+
+
+class Errors:
+    # CoNLL-U input (each is prefixed by "FILE:LINE: ")
+    E001 = "[E001] not valid UTF-8 ({reason} at byte {start})"
+    E002 = "[E002] expected 10 tab-separated columns, found {n}"
+    E003 = "[E003] ID '{id}' is not a word number, a range (3-4) or an empty node (3.1)"
+    E004 = "[E004] ID {id} out of order: expected {expected}"
+    E005 = "[E005] HEAD '{head}' is not a number"
+    E006 = "[E006] HEAD {head} of word {id} is outside 0..{n}"
+    E007 = "[E007] word {id} is its own head"
+    E008 = "[E008] cycle through words {cycle}"
+    E009 = "[E009] no word of the sentence is attached to the root (HEAD 0)"
+    E010 = "[E010] HEAD '_' on some words only (words {ids}): a sentence is either annotated or not"
+    E011 = "[E011] range {id} does not cover words of the sentence"
+    E012 = "[E012] sentence has comments but no words"
+    E013 = "[E013] {reason}"
+    E014 = "[E014] a field contains two consecutive spaces, which the conllu library reads as a column separator"
+    # DocBin / Doc to CoNLL-U
+    E020 = "[E020] Doc {doc}: token {token} has its head outside its sentence"
+    E021 = "[E021] cannot put annotated and unannotated sentences in one Doc (set n_sents=1)"
+    # conversions and files
+    E030 = "[E030] unknown file type '{path}': expected .conllu or .spacy"
+    E031 = "[E031] {path}: file not found"
+    # evaluation
+    E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
+    E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
+    E042 = "[E042] {path} line {line}: sentence {sent} has no dependency annotation (HEAD '_')"
+    # pseudo-projective
+    E050 = "[E050] unknown encoding '{name}': expected one of {options}"
+
+
+class ConlluError(ValueError):
+    """Bad CoNLL-U input: names the file, the line and the reason."""
+
+    def __init__(self, path: str, line: int, reason: str):
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{self.path}:{line}: {reason}")

@@ -1,0 +1,107 @@
+"""Evaluation with the papers' metrics, on head and label arrays.
+
+UAS, LAS, unlabeled and labeled exact match, and precision / recall / F on
+non-projective arcs (Gómez-Rodríguez & Nivre 2010, section 6; Nivre 2009):
+recall over the arcs that are non-projective in the gold tree, precision over
+the arcs that are non-projective in the system tree; an arc counts as right
+when its dependent has the gold head (unlabeled) and also the gold label
+(labeled). Every word is counted, punctuation included. Figures are
+percentages; a ratio with nothing to count is 0.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, Sequence, Tuple
+
+import numpy as np
+
+from .trees import nonprojective_arcs
+
+Tree = Tuple[Sequence[int], Sequence[str]]
+
+
+def _pct(num: int, den: int) -> float:
+    return 100.0 * num / den if den else 0.0
+
+
+def _f(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+@dataclass
+class Scores:
+    """Counts that add up over sentences; ``as_dict`` gives the figures."""
+
+    words: int = 0
+    sents: int = 0
+    heads_right: int = 0
+    arcs_right: int = 0
+    exact_u: int = 0
+    exact_l: int = 0
+    np_gold: int = 0
+    np_system: int = 0
+    np_gold_right_u: int = 0
+    np_gold_right_l: int = 0
+    np_system_right_u: int = 0
+    np_system_right_l: int = 0
+    per_label: Dict[str, list] = field(default_factory=dict)
+
+    def add(self, gold: Tree, system: Tree) -> None:
+        gh = np.asarray(gold[0])
+        sh = np.asarray(system[0])
+        gl = np.asarray(gold[1], dtype=object)
+        sl = np.asarray(system[1], dtype=object)
+        head_ok = gh == sh
+        arc_ok = head_ok & (gl == sl)
+        self.words += len(gh)
+        self.sents += 1
+        self.heads_right += int(head_ok.sum())
+        self.arcs_right += int(arc_ok.sum())
+        self.exact_u += int(head_ok.all())
+        self.exact_l += int(arc_ok.all())
+        g_np = nonprojective_arcs(gh)
+        s_np = nonprojective_arcs(sh)
+        self.np_gold += int(g_np.sum())
+        self.np_system += int(s_np.sum())
+        self.np_gold_right_u += int((g_np & head_ok).sum())
+        self.np_gold_right_l += int((g_np & arc_ok).sum())
+        self.np_system_right_u += int((s_np & head_ok).sum())
+        self.np_system_right_l += int((s_np & arc_ok).sum())
+        for label in set(gl.tolist()) | set(sl.tolist()):
+            # [right, gold, system] labeled arcs of this type
+            c = self.per_label.setdefault(label, [0, 0, 0])
+            c[0] += int((arc_ok & (gl == label)).sum())
+            c[1] += int((gl == label).sum())
+            c[2] += int((sl == label).sum())
+
+    def as_dict(self) -> Dict[str, float]:
+        p_u = _pct(self.np_system_right_u, self.np_system)
+        r_u = _pct(self.np_gold_right_u, self.np_gold)
+        p_l = _pct(self.np_system_right_l, self.np_system)
+        r_l = _pct(self.np_gold_right_l, self.np_gold)
+        return {
+            "UAS": _pct(self.heads_right, self.words),
+            "LAS": _pct(self.arcs_right, self.words),
+            "EM_U": _pct(self.exact_u, self.sents),
+            "EM_L": _pct(self.exact_l, self.sents),
+            "NP_P_U": p_u, "NP_R_U": r_u, "NP_F_U": _f(p_u, r_u),
+            "NP_P_L": p_l, "NP_R_L": r_l, "NP_F_L": _f(p_l, r_l),
+            "sentences": self.sents, "words": self.words,
+            "np_gold_arcs": self.np_gold, "np_system_arcs": self.np_system,
+        }
+
+    def per_type(self) -> Dict[str, Dict[str, float]]:
+        """Labeled precision / recall / F per label (as spaCy's dep_las_per_type)."""
+        out = {}
+        for label, (right, gold, system) in sorted(self.per_label.items()):
+            p, r = _pct(right, system), _pct(right, gold)
+            out[label] = {"p": p / 100, "r": r / 100, "f": _f(p, r) / 100}
+        return out
+
+
+def evaluate(pairs: Iterable[Tuple[Tree, Tree]]) -> Dict[str, float]:
+    """Score (gold, system) pairs of trees over the same words."""
+    scores = Scores()
+    for gold, system in pairs:
+        scores.add(gold, system)
+    return scores.as_dict()
