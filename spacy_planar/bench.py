@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 import typer
-from wasabi import msg
 
-from .cli import bench_app, stats_of
+from .cli import bench_app, msg, stats_of
 
 
 def timed(fn: Callable[[], int], repeats: int) -> Dict[str, float]:

@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
 import typer
-from wasabi import msg
+from wasabi import Printer
 
-from .conllu_io import SkipReport, conllu_to_docbin, docbin_to_conllu, read_conllu
+from .conllu_io import SkipReport, conllu_to_docbin, docbin_to_conllu, read_conllu, roundtrip_diffs
 from .errors import ConlluError, Errors
 from .metrics import Scores
 from .pseudoproj import ENCODINGS, transform_check
 from .trees import analyse
 
+msg = Printer()
 app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=True,
                   help="Non-projective transition-based dependency parsing for spaCy.")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: throughput in words per second.")
@@ -23,7 +24,8 @@ app.add_typer(bench_app, name="bench")
 
 
 def fail(text: str) -> None:
-    msg.fail(text)
+    """Print an error (unwrapped, so "file:line: reason" stays whole) and exit 1."""
+    typer.secho(f"\u2718 {text}", fg="red", err=True)
     raise typer.Exit(1)
 
 
@@ -60,6 +62,30 @@ def convert(
     except (ConlluError, FileNotFoundError, ValueError) as e:
         fail(str(e))
     msg.good(f"Wrote {output_path}: {docs} docs, {words} words")
+
+
+@app.command("roundtrip-check")
+def roundtrip_check(
+    files: List[Path] = typer.Argument(..., help="CoNLL-U files"),
+    lang: str = typer.Option("xx", "--lang", "-l"),
+) -> None:
+    """Check that CoNLL-U -> .spacy -> CoNLL-U keeps every sentence: ID to
+    DEPREL, SpaceAfter, range lines and comments (exit 1 on a difference)."""
+    bad = False
+    for path in files:
+        try:
+            n, diffs = roundtrip_diffs(path, lang)
+        except (ConlluError, FileNotFoundError) as e:
+            fail(str(e))
+        if diffs:
+            bad = True
+            msg.fail(f"{path}: {len(diffs)} line(s) differ (first shown)")
+            for line, want, got in diffs:
+                print(f"  {path}:{line}\n    expected: {want}\n    got:      {got}")
+        else:
+            msg.good(f"{path}: {n} sentences come back unchanged")
+    if bad:
+        raise typer.Exit(1)
 
 
 def stats_of(path: Path) -> Dict:

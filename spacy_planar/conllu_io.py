@@ -204,9 +204,11 @@ class _CheckedLines:
         if range_end > n_words:
             return self.fail(block, block.start, Errors.E011.format(id=f"ending at {range_end}"))
         if 0 < n_heads < words:
-            ids = [ln.split("\t", 1)[0] for _, ln in block.lines
-                   if not ln.startswith("#") and ln.split("\t")[6] == "_" and _ID_WORD.match(ln.split("\t", 1)[0])]
-            return self.fail(block, block.start, Errors.E010.format(ids=", ".join(ids[:10])))
+            unannotated = [(n, ln.split("\t", 1)[0]) for n, ln in block.lines
+                           if not ln.startswith("#") and _ID_WORD.match(ln.split("\t", 1)[0])
+                           and ln.split("\t")[6] == "_"]
+            ids = ", ".join(i for _, i in unannotated[:10])
+            return self.fail(block, unannotated[0][0], Errors.E010.format(ids=ids))
 
 
 def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
@@ -526,3 +528,44 @@ def docbin_to_conllu(in_path, out_path, lang: str = "xx") -> Tuple[int, int]:
     docs = read_docbin(in_path, lang)
     write_conllu(docs, out_path)
     return len(docs), sum(len(d) for d in docs)
+
+
+def _comparable(line: str) -> str:
+    """What the round trip must keep of a line: all of comments and range
+    lines; of word lines ID..DEPREL and the SpaceAfter part of MISC."""
+    if line.startswith("#"):
+        return line
+    cols = line.split("\t")
+    if len(cols) != 10 or not _ID_WORD.match(cols[0]):
+        return line
+    space = "SpaceAfter=No" if "SpaceAfter=No" in cols[9].split("|") else ""
+    return "\t".join(cols[:8] + [space])
+
+
+def roundtrip_diffs(path: Union[str, Path], lang: str = "xx", limit: int = 20,
+                    every: int = 1) -> Tuple[int, List[Tuple[int, str, str]]]:
+    """Convert a CoNLL-U file to Docs, through DocBin bytes, and back; returns
+    (sentences checked, up to ``limit`` differing lines as (line, expected,
+    got)). ``every``: check every k-th sentence only (a sample)."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    vocab = spacy.blank(lang).vocab
+    sents = [s for i, s in enumerate(read_conllu(path)) if i % every == 0]
+    db = DocBin(store_user_data=True, docs=(sentences_to_doc(vocab, [s]) for s in sents))
+    docs = DocBin(store_user_data=True).from_bytes(db.to_bytes()).get_docs(vocab)
+    diffs: List[Tuple[int, str, str]] = []
+    with open(path, encoding="utf-8") as f:
+        original = f.read().split("\n")
+    for sent, doc in zip(sents, docs):
+        got = doc_to_conllu(doc).split("\n")[:-2]  # drop the closing blank line
+        first = sent.line - 1
+        want = original[first:first + len(got)]
+        for k, (a, b) in enumerate(zip(want, got)):
+            if _comparable(a.rstrip("\r")) != _comparable(b):
+                diffs.append((first + k + 1, a, b))
+        if len(want) < len(got) or (first + len(got) < len(original) and original[first + len(got)].strip()):
+            diffs.append((first + 1, "sentence of another length", ""))
+        if len(diffs) >= limit:
+            break
+    return len(sents), diffs[:limit]

@@ -1,0 +1,26 @@
+import os
+from pathlib import Path
+
+import pytest
+
+DATA = Path(os.environ.get("SPACY_PLANAR_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"))
+
+
+def treebank(name: str, split: str = "train") -> Path:
+    path = DATA / name / f"{split}.conllu"
+    if not path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"shared treebank missing: {path}")
+        pytest.skip(f"shared treebank not found: {path}")
+    return path
+
+
+@pytest.fixture
+def got_train() -> Path:
+    return treebank("got_proiel")
+
+
+# Figure 1 of Nivre & Nilsson (2005), thesis Figure 3.1: "Z nich je jen jedna
+# na kvalitu ." The arc jedna -> Z crosses je, which jedna does not dominate.
+CZECH_HEADS = [5, 1, 0, 5, 3, 3, 6, 3]
+CZECH_LABELS = ["AuxP", "Atr", "Pred", "AuxZ", "Sb", "AuxP", "Adv", "AuxK"]

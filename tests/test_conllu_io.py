@@ -1,0 +1,165 @@
+import pytest
+import spacy
+from typer.testing import CliRunner
+
+from conftest import treebank
+from spacy_planar.cli import app
+from spacy_planar.conllu_io import (
+    USER_DATA_KEY, conllu_to_docs, doc_to_conllu, read_conllu, roundtrip_diffs, write_conllu,
+)
+from spacy_planar.errors import ConlluError
+
+runner = CliRunner()
+
+GOOD = """# sent_id = 1
+# text = Do mar.
+1-2\tDo\t_\t_\t_\t_\t_\t_\t_\t_
+1\tDe\tde\tADP\t_\t_\t3\tcase\t_\t_
+2\to\to\tDET\t_\tDefinite=Def|Gender=Masc\t3\tdet\t_\t_
+3\tmar\tmar\tNOUN\t_\tGender=Masc|Number=Sing\t0\troot\t_\tSpaceAfter=No
+3.1\tvem\t_\t_\t_\t_\t_\t_\t0:root\t_
+4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_
+
+"""
+
+
+def write(tmp_path, text, name="in.conllu", mode="w"):
+    p = tmp_path / name
+    if mode == "wb":
+        p.write_bytes(text)
+    else:
+        p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_multiword_tokens_and_extras(tmp_path):
+    path = write(tmp_path, GOOD)
+    vocab = spacy.blank("xx").vocab
+    (doc,) = conllu_to_docs(path, vocab)
+    assert [t.text for t in doc] == ["De", "o", "mar", "."]
+    assert doc.text.startswith("De o mar.")  # words inside "Do" stay apart
+    assert [t.head.i for t in doc] == [2, 2, 2, 2]
+    assert [t.dep_ for t in doc] == ["case", "det", "root", "punct"]
+    assert doc[1].morph.get("Definite") == ["Def"] and doc[0].pos_ == "ADP" and doc[0].lemma_ == "de"
+    assert doc_to_conllu(doc) == GOOD.rstrip("\n") + "\n\n"
+
+
+def test_several_roots_are_kept(tmp_path):
+    text = GOOD.replace("4\t.\t.\tPUNCT\t_\t_\t3\tpunct", "4\t.\t.\tPUNCT\t_\t_\t0\tpunct")
+    (doc,) = conllu_to_docs(write(tmp_path, text), spacy.blank("xx").vocab)
+    assert doc_to_conllu(doc) == text.rstrip("\n") + "\n\n"
+
+
+def test_unannotated_sentence_has_no_parse(tmp_path):
+    lines = []
+    for line in GOOD.splitlines():
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            cols[6] = cols[7] = "_"
+        lines.append("\t".join(cols))
+    text = "\n".join(lines) + "\n"
+    (doc,) = conllu_to_docs(write(tmp_path, text), spacy.blank("xx").vocab)
+    assert not doc.has_annotation("DEP")
+    assert doc_to_conllu(doc) == text.rstrip("\n") + "\n\n"
+
+
+def test_doc_from_raw_text_is_written():
+    nlp = spacy.blank("en")
+    doc = nlp("Hello, world. It works")
+    text = doc_to_conllu(doc)
+    assert text.startswith("# sent_id = 1\n# text = Hello, world. It works\n1\tHello\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n")
+    doc = nlp("A b")
+    doc[0].head, doc[1].dep_ = doc[1], "det"
+    doc[1].dep_ = "ROOT"
+    doc[0].dep_ = "det"
+    assert "1\tA\t_\t_\t_\t_\t2\tdet\t_\t_\n2\tb\t_\t_\t_\t_\t0\tROOT" in doc_to_conllu(doc)
+
+
+def test_several_sentences_per_doc(tmp_path):
+    text = GOOD + GOOD.replace("sent_id = 1", "sent_id = 2")
+    path = write(tmp_path, text)
+    (doc,) = conllu_to_docs(path, spacy.blank("xx").vocab, n_sents=10)
+    assert len(doc) == 8 and len(list(doc.sents)) == 2
+    out = tmp_path / "out.conllu"
+    write_conllu([doc], out)
+    assert out.read_text(encoding="utf-8") == text
+
+
+# (replacements in the second copy of GOOD, line of the error in the file, code)
+BAD = {
+    "columns": ([("4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_", "4\t.\t.\tPUNCT\t_\t3\tpunct\t_\t_")], 17, "E002"),
+    "id": ([("4\t.\t.\tPUNCT", "x\t.\t.\tPUNCT")], 17, "E003"),
+    "order": ([("4\t.\t.\tPUNCT", "5\t.\t.\tPUNCT")], 17, "E004"),
+    "head-nan": ([("\t3\tpunct", "\tthree\tpunct")], 17, "E005"),
+    "head-range": ([("\t3\tpunct", "\t7\tpunct")], 17, "E006"),
+    "self-head": ([("\t3\tpunct", "\t4\tpunct")], 17, "E007"),
+    "cycle": ([("ADP\t_\t_\t3", "ADP\t_\t_\t2"), ("Masc\t3\tdet", "Masc\t1\tdet")], 13, "E008"),
+    "no-root": ([("\t0\troot", "\t4\troot"), ("\t3\tpunct", "\t0\tpunct")], 10, None),
+    "head-some": ([("\t3\tpunct", "\t_\tpunct")], 17, "E010"),
+    "spaces": ([("mar\tmar", "mar  x\tmar")], 15, "E014"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD))
+def test_bad_input_names_file_line_reason(tmp_path, kind):
+    changes, line, code = BAD[kind]
+    if code is None:  # a sentence with several roots is valid: the control case
+        changes = [changes[1]]
+    bad = GOOD
+    for old, new in changes:
+        assert old in bad
+        bad = bad.replace(old, new)
+    path = write(tmp_path, GOOD + bad)
+    out = tmp_path / "out.spacy"
+    res = runner.invoke(app, ["convert", str(path), str(out)])
+    if code is None:
+        assert res.exit_code == 0
+        return
+    assert res.exit_code == 1
+    assert f"{path}:{line}:" in res.output and code in res.output
+    assert not out.exists() and list(tmp_path.iterdir()) == [path]
+    # --skip-invalid keeps the good sentence and says which one it left out
+    res = runner.invoke(app, ["convert", str(path), str(out), "--skip-invalid"])
+    assert res.exit_code == 0, res.output
+    assert "Skipped 1" in res.output and f"{path}:{line}:" in res.output
+    back = tmp_path / "back.conllu"
+    assert runner.invoke(app, ["convert", str(out), str(back)]).exit_code == 0
+    assert back.read_text(encoding="utf-8") == GOOD
+
+
+def test_no_root(tmp_path):
+    text = GOOD.replace("\t0\troot", "\t4\troot").replace("\t3\tpunct", "\t1\tpunct")
+    with pytest.raises(ConlluError) as e:
+        list(read_conllu(write(tmp_path, text)))
+    assert "E008" in str(e.value) or "E009" in str(e.value)
+    with pytest.raises(ConlluError, match="E009"):
+        list(read_conllu(write(tmp_path, "1\ta\t_\t_\t_\t_\t2\tx\t_\t_\n2\tb\t_\t_\t_\t_\t1\tx\t_\t_\n\n1\tc\t_\t_\t_\t_\t1\tx\t_\t_\n")))
+
+
+def test_bad_encoding(tmp_path):
+    path = write(tmp_path, GOOD.encode("utf-8").replace(b"mar\tmar", b"m\xe1r\tmar"), mode="wb")
+    with pytest.raises(ConlluError) as e:
+        list(read_conllu(path))
+    assert e.value.line == 6 and "E001" in str(e.value) and str(path) in str(e.value)
+
+
+def test_roundtrip_gothic_all(got_train):
+    n, diffs = roundtrip_diffs(got_train)
+    assert n == 3387 and diffs == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["en_ewt", "pt_bosque"])
+def test_roundtrip_sample(name):
+    n, diffs = roundtrip_diffs(treebank(name), every=7)
+    assert n > 1000 and diffs == []
+
+
+def test_convert_cli_both_ways(tmp_path, got_train):
+    spacy_path = tmp_path / "got.spacy"
+    back = tmp_path / "got.conllu"
+    assert runner.invoke(app, ["convert", str(got_train), str(spacy_path)]).exit_code == 0
+    assert runner.invoke(app, ["convert", str(spacy_path), str(back)]).exit_code == 0
+    assert back.read_text(encoding="utf-8") == got_train.read_text(encoding="utf-8")
+    res = runner.invoke(app, ["convert", str(got_train), str(tmp_path / "x.txt")])
+    assert res.exit_code == 1 and "E030" in res.output

@@ -1,0 +1,107 @@
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import labelled_trees
+from typer.testing import CliRunner
+
+import reference
+from spacy_planar.cli import app
+from spacy_planar.metrics import evaluate
+
+runner = CliRunner()
+
+
+def reference_scores(pairs):
+    """The metrics computed word by word, straight from their definitions."""
+    words = right_u = right_l = em_u = em_l = 0
+    g_np = s_np = g_ok_u = g_ok_l = s_ok_u = s_ok_l = 0
+    for (gh, gl), (sh, sl) in pairs:
+        g_nonproj = reference.nonprojective(gh)
+        s_nonproj = reference.nonprojective(sh)
+        all_u = all_l = True
+        for i in range(len(gh)):
+            u = gh[i] == sh[i]
+            lab = u and gl[i] == sl[i]
+            words += 1
+            right_u += u
+            right_l += lab
+            all_u &= u
+            all_l &= lab
+            if g_nonproj[i]:
+                g_np += 1
+                g_ok_u += u
+                g_ok_l += lab
+            if s_nonproj[i]:
+                s_np += 1
+                s_ok_u += u
+                s_ok_l += lab
+        em_u += all_u
+        em_l += all_l
+
+    def pct(a, b):
+        return 100.0 * a / b if b else 0.0
+
+    def f(p, r):
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    n = len(pairs)
+    pu, ru, pl, rl = pct(s_ok_u, s_np), pct(g_ok_u, g_np), pct(s_ok_l, s_np), pct(g_ok_l, g_np)
+    return {"UAS": pct(right_u, words), "LAS": pct(right_l, words), "EM_U": pct(em_u, n), "EM_L": pct(em_l, n),
+            "NP_P_U": pu, "NP_R_U": ru, "NP_F_U": f(pu, ru), "NP_P_L": pl, "NP_R_L": rl, "NP_F_L": f(pl, rl)}
+
+
+@st.composite
+def tree_pairs(draw):
+    gold = draw(labelled_trees(max_words=15))
+    n = len(gold[0])
+    system = draw(labelled_trees(min_words=n, max_words=n))
+    if draw(st.booleans()):  # often close to the gold tree, as a parser's output
+        system = (list(gold[0]), [g if draw(st.booleans()) else s for g, s in zip(gold[1], system[1])])
+    return gold, system
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(tree_pairs(), min_size=1, max_size=6))
+def test_metrics_equal_reference(pairs):
+    got = evaluate(pairs)
+    want = reference_scores(pairs)
+    for k, v in want.items():
+        assert abs(got[k] - v) < 1e-9, k
+
+
+def test_evaluate_cli(tmp_path, got_train):
+    res = runner.invoke(app, ["evaluate", str(got_train), str(got_train), "--json"])
+    assert res.exit_code == 0, res.output
+    scores = json.loads(res.output)
+    assert scores["LAS"] == scores["UAS"] == scores["NP_R_L"] == scores["NP_P_U"] == 100.0
+    # a system file with different words is refused, saying where
+    lines = got_train.read_text(encoding="utf-8").split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("3\t"))
+    cols = lines[k].split("\t")
+    cols[1] = "XXX"
+    lines[k] = "\t".join(cols)
+    other = tmp_path / "sys.conllu"
+    other.write_text("\n".join(lines), encoding="utf-8")
+    res = runner.invoke(app, ["evaluate", str(got_train), str(other)])
+    assert res.exit_code == 1 and "E041" in res.output and "word 3" in res.output
+
+
+def test_evaluate_cli_scores_changes(tmp_path, got_train):
+    # move every non-root word of the first sentences to the root: UAS drops
+    lines = got_train.read_text(encoding="utf-8").split("\n")[:200]
+    last_blank = max(i for i, line in enumerate(lines) if not line)
+    lines = lines[:last_blank + 1]
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("\n".join(lines), encoding="utf-8")
+    flat = []
+    for line in lines:
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            cols[6] = "0"
+        flat.append("\t".join(cols))
+    system = tmp_path / "sys.conllu"
+    system.write_text("\n".join(flat), encoding="utf-8")
+    res = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
+    scores = json.loads(res.output)
+    assert 0 < scores["UAS"] < 50 and scores["NP_P_U"] == 0.0

@@ -1,0 +1,103 @@
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from strategies import trees
+
+import reference
+from conftest import CZECH_HEADS, DATA, treebank
+from spacy_planar import trees as T
+
+
+def test_czech_example_arc_is_nonprojective():
+    assert T.nonprojective_arcs(CZECH_HEADS).tolist() == [True] + [False] * 7
+    assert not T.is_projective(CZECH_HEADS)
+    assert not T.is_planar(CZECH_HEADS)  # link 1-5 crosses link 3-6 (je -> na)
+    assert T.min_planes(CZECH_HEADS) == 2
+    assert T.gap_degree(CZECH_HEADS) == 1
+    assert T.is_well_nested(CZECH_HEADS)
+
+
+@pytest.mark.parametrize("heads,reason", [
+    ([0, 3, 2], "cycle"), ([2, 2], "own head"), ([2, 1], "no word"), ([0, 5], "outside"),
+])
+def test_tree_error(heads, reason):
+    word, message = T.tree_error(heads)
+    assert reason in message
+
+
+def test_tree_error_accepts_several_roots():
+    assert T.tree_error([0, 1, 0, 3]) is None
+
+
+def test_ill_nested_example():
+    # subtrees of 2 {2, 4} and of 3 {3, 5} interleave: 2 < 3 < 4 < 5
+    heads = [0, 1, 1, 2, 3]
+    assert not T.is_well_nested(heads)
+    assert reference.ill_nested(heads)
+
+
+def test_three_planes_needed():
+    # three mutually crossing links need three planes
+    heads = [0, 1, 1, 1, 2, 3, 4]
+    assert T.min_planes(heads) == 3
+    m, planes = T.plane_assignment(heads)
+    assert sorted(set(planes[planes >= 0])) == [0, 1, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees(max_words=30, max_roots=2))
+def test_nonprojective_arcs_match_definition(heads):
+    assert T.nonprojective_arcs(heads).tolist() == reference.nonprojective(heads)
+    assert T.tree_error(heads) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(max_words=9))
+def test_min_planes_equals_brute_force(heads):
+    assert T.min_planes(heads) == reference.min_planes_brute(heads)
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(max_words=30))
+def test_plane_assignment_is_valid(heads):
+    m, planes = T.plane_assignment(heads)
+    _, pairs = reference.crossing_pairs(heads)
+    deps = [d for d, h in enumerate(heads, 1) if h != 0]
+    for x, y in pairs:
+        assert planes[deps[x] - 1] != planes[deps[y] - 1]
+    assert (planes[np.array(heads) == 0] == -1).all()
+    assert T.is_planar(heads) == (m <= 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(max_words=12))
+def test_nesting_and_gaps_match_definition(heads):
+    assert T.is_well_nested(heads) == (not reference.ill_nested(heads))
+    assert T.gap_degree(heads) == reference.gap_degree(heads)
+    assert (T.gap_degree(heads) == 0) == T.is_projective(heads)
+
+
+def readme_table():
+    """The structure table of ../shared/data/README.md, as counts."""
+    text = (DATA.parent / "README.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"\| (\w+) train \|(.*)\|$", line)
+        if m:
+            rows[m.group(1)] = [int(c.split("(")[0].replace(",", "")) for c in m.group(2).split("|")]
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["en_ewt", "pt_bosque", "got_proiel"])
+def test_stats_match_shared_readme(name):
+    from spacy_planar.cli import stats_of
+
+    want = readme_table()[name]
+    got = stats_of(treebank(name))
+    keys = ["nonprojective_arcs", "nonprojective_trees", "nonplanar_trees", "non_2planar_trees",
+            "non_3planar_trees", "ill_nested_trees"]
+    assert [got[k] for k in keys] == want
