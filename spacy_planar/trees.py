@@ -295,3 +295,29 @@ def analyse(heads: Heads, max_planes: int = 3) -> Dict[str, int]:
         "non_3planar": int(m > 3),
         "ill_nested": ill,
     }
+
+
+def projective_order(heads: Heads) -> np.ndarray:
+    """The projective order of Nivre (2009): order[w] is the position of word w
+    (0 = the root) in an in-order traversal of the tree that keeps each head
+    between its left and right dependents in their linear order."""
+    n = len(heads)
+    kids: List[List[int]] = [[] for _ in range(n + 1)]
+    for d, h in enumerate(heads, 1):
+        kids[h].append(d)
+    order = np.zeros(n + 1, dtype=np.int64)
+    pos = 0
+    # iterative in-order walk: (node, expanded?)
+    todo: List[Tuple[int, bool]] = [(0, False)]
+    while todo:
+        node, expanded = todo.pop()
+        if expanded:
+            order[node] = pos
+            pos += 1
+            continue
+        left = [k for k in kids[node] if k < node]
+        right = [k for k in kids[node] if k > node]
+        todo.extend((k, False) for k in reversed(right))
+        todo.append((node, True))
+        todo.extend((k, False) for k in reversed(left))
+    return order

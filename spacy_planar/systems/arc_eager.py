@@ -1,0 +1,94 @@
+"""Arc-eager (Nivre 2003), trained on pseudo-projective trees (Nivre & Nilsson 2005).
+
+Configuration (σ, β, A): stack σ, buffer β, arcs A; no artificial root on
+the stack: the words left without a head at the end are roots.
+
+    SHIFT        (σ, j|β, A)   ⇒ (σ|j, β, A)
+    REDUCE       (σ|i, β, A)   ⇒ (σ, β, A)                 only if i has a head
+    LEFT-ARC_l   (σ|i, j|β, A) ⇒ (σ, j|β, A ∪ {(j, l, i)})   only if i has no head
+    RIGHT-ARC_l  (σ|i, j|β, A) ⇒ (σ|i|j, β, A ∪ {(i, l, j)})
+
+Terminal: β = []. At most 2n transitions (each word is shifted or
+right-attached once, and reduced or left-attached at most once). Every
+reachable graph is a projective forest.
+
+Static oracle, on the tree projectivized by ``projectivize`` (labels decorated
+by the chosen encoding): LEFT-ARC if b0 -> s0 is gold; RIGHT-ARC if s0 -> b0;
+REDUCE if s0 has its head and b0 has a gold link to a word left of s0 that
+is not built; SHIFT otherwise. Parser output is decoded by ``deprojectivize``.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from ..pseudoproj import check_encoding, deprojectivize, projectivize
+from .base import TransitionSystem, Tree
+from .state import LEFT, REDUCE, RIGHT, SHIFT, Gold, States
+
+
+class ArcEager(TransitionSystem):
+    name = "arc-eager"
+    moves = (SHIFT, REDUCE, LEFT, RIGHT)
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
+        self.encoding = check_encoding(encoding)
+        super().__init__(labels, root_label)
+
+    @staticmethod
+    def max_steps(n: int) -> int:
+        return 2 * n
+
+    def valid_moves(self, st: States) -> np.ndarray:
+        s0, b0 = st.s(0), st.b(0)
+        has_s, has_b = s0 >= 0, b0 >= 0
+        s0_headed = st.at(st.heads, s0) >= 0
+        valid = np.zeros((st.B, 6), dtype=bool)
+        valid[:, SHIFT] = has_b
+        valid[:, REDUCE] = has_s & s0_headed
+        valid[:, LEFT] = has_s & has_b & ~s0_headed
+        valid[:, RIGHT] = has_s & has_b
+        return valid
+
+    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        zero = np.zeros(len(idx), dtype=idx.dtype)
+        for move in (SHIFT, REDUCE, LEFT, RIGHT):
+            sel = moves == move
+            if not sel.any():
+                continue
+            rows, lab, stack = idx[sel], labels[sel], zero[sel]
+            if move == SHIFT:
+                st.push(rows, stack, st.pop_buffer(rows))
+            elif move == REDUCE:
+                st.pop(rows, stack)
+            elif move == LEFT:
+                dep = st.pop(rows, stack)
+                st.add_arcs(rows, st.buf[rows, st.bp[rows] - 1], dep, lab)
+            else:
+                dep = st.pop_buffer(rows)
+                st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], dep, lab)
+                st.push(rows, stack, dep)
+
+    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        s0, b0 = st.s(0), st.b(0)
+        both = (s0 >= 0) & (b0 >= 0)
+        left = both & (st.at(gold.heads, s0) == b0)
+        right = both & (st.at(gold.heads, b0) == s0)
+        pending, _ = gold.links_to(st, b0)
+        x = np.arange(st.T)[None, :]
+        reduce = both & (st.at(st.heads, s0) >= 0) & (pending & (x < s0[:, None])).any(axis=1)
+        moves = np.select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
+        labels = np.select([left, right], [st.at(gold.labels, s0), st.at(gold.labels, b0)], -1)
+        return moves, labels
+
+    def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
+        p = projectivize(heads, labels, self.encoding)
+        return p.heads, p.labels
+
+    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
+        return deprojectivize(heads, labels, self.encoding)
+
+    def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
+        p = projectivize(heads, labels, self.encoding)
+        return deprojectivize(p.heads, p.labels, self.encoding) == (list(heads), list(labels))

@@ -1,0 +1,185 @@
+"""What every transition system has, and the batched drivers around it.
+
+A system describes its configuration, transitions (``valid_moves`` and
+``apply``), terminal test and static oracle over :class:`States`; the drivers
+here run any of them over many sentences at once.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .state import FEATURES_1STACK, INT, LABELLED, MOVE_NAMES, ActionTable, Gold, States, gather_features
+
+Tree = Tuple[Sequence[int], Sequence[str]]
+
+
+class TransitionSystem:
+    """Base class. Subclasses set ``name``, ``moves`` and implement
+    ``valid_moves``, ``apply_moves``, ``oracle`` and ``max_steps``."""
+
+    name = "base"
+    moves: Tuple[int, ...] = ()
+    n_stacks = 1
+    root_on_stack = False
+    features: Tuple[str, ...] = FEATURES_1STACK
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root"):
+        labels = list(labels)
+        if root_label not in labels:
+            labels.append(root_label)
+        self.table = ActionTable(self.moves, labels)
+        self.labels = self.table.labels
+        self.label_ids = {l: i for i, l in enumerate(self.labels)}
+        self.root_label = root_label
+        self.root_id = self.label_ids[root_label]
+
+    # --- to be described by each system ------------------------------------------
+    def valid_moves(self, st: States) -> np.ndarray:
+        """[B, 6] boolean: which moves are allowed in each state."""
+        raise NotImplementedError
+
+    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        """The static oracle's (move, label id) for every state."""
+        raise NotImplementedError
+
+    @staticmethod
+    def max_steps(n: int) -> int:
+        raise NotImplementedError
+
+    def is_final(self, st: States) -> np.ndarray:
+        return st.bp == 0
+
+    def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
+        """The tree the oracle derives from a gold tree (identity by default;
+        arc-eager projectivizes, planar drops the links that do not fit)."""
+        return list(heads), list(labels)
+
+    def prepare_batch(self, st: States, gold: Gold) -> None:
+        """Per-batch oracle bookkeeping (plane assignment, projective order)."""
+
+    def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
+        """Whether the system can derive this gold tree exactly."""
+        return True
+
+    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
+        """The parser's tree in the treebank's terms (arc-eager deprojectivizes)."""
+        return heads, labels
+
+    # --- shared -------------------------------------------------------------
+    def init_states(self, lengths: Sequence[int]) -> States:
+        return States(lengths, n_stacks=self.n_stacks, root_on_stack=self.root_on_stack)
+
+    def valid_actions(self, st: States) -> np.ndarray:
+        """[B, n_actions] boolean mask, all False for final states."""
+        valid = self.valid_moves(st) & ~self.is_final(st)[:, None]
+        return valid[:, self.table.move_of]
+
+    def apply(self, st: States, actions: np.ndarray) -> None:
+        """Apply one action per state (ignored where -1 or the state is final)."""
+        live = (actions >= 0) & ~self.is_final(st)
+        idx = np.flatnonzero(live)
+        if len(idx) == 0:
+            return
+        moves = self.table.move_of[actions[idx]]
+        labels = self.table.label_of[actions[idx]]
+        self.apply_moves(st, idx, moves, labels)
+        st.last[idx] = moves
+        st.steps[idx] += 1
+
+    def get_features(self, st: States) -> np.ndarray:
+        return gather_features(st, self.features)
+
+    def label_tree(self, tree: Tree) -> Tuple[List[int], List[int]]:
+        heads, labels = tree
+        return list(heads), [self.label_ids.get(l, self.root_id) for l in labels]
+
+    def output_trees(self, st: States) -> List[Tree]:
+        """Final trees with string labels, decoded (headless words are roots)."""
+        out = []
+        for heads, labels in st.trees(self.root_id):
+            out.append(self.decode_tree(heads, [self.labels[l] for l in labels]))
+        return out
+
+
+def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: bool = False
+               ) -> Iterator[Tuple[str, object]]:
+    """Run the static oracle over a batch of prepared gold trees.
+
+    Yields ("step", (rows, features, actions)) for every transition when
+    ``with_features`` (the training data), and finally ("done", (states,
+    moves counter)). Raises RuntimeError if a state outlives its bound.
+    """
+    lengths = [len(h) for h, _ in trees]
+    st = system.init_states(lengths)
+    gold = Gold.from_trees([system.label_tree(t) for t in trees], st.T)
+    system.prepare_batch(st, gold)
+    bound = np.array([system.max_steps(n) for n in lengths], dtype=INT)
+    counts: Counter = Counter()
+    while True:
+        final = system.is_final(st)
+        if final.all():
+            break
+        moves, labels = system.oracle(st, gold)
+        actions = system.table.action(moves, labels)
+        actions[final] = -1
+        valid = system.valid_actions(st)
+        rows = np.flatnonzero(~final)
+        bad = rows[~valid[rows, actions[rows]]]
+        if len(bad):
+            raise RuntimeError(f"{system.name} oracle chose an invalid move "
+                               f"{MOVE_NAMES[moves[bad[0]]]} in sentence {bad[0]} of the batch")
+        if with_features:
+            yield "step", (rows, system.get_features(st)[rows], actions[rows])
+        counts.update(system.table.move_of[actions[rows]].tolist())
+        system.apply(st, actions)
+        if (st.steps > bound).any():
+            raise RuntimeError(f"{system.name}: a state outlived its bound")
+    yield "done", (st, Counter({MOVE_NAMES[m]: c for m, c in counts.items()}))
+
+
+def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator) -> Tuple[States, np.ndarray]:
+    """Drive states with uniformly random valid actions until all are final;
+    returns the states and the number of transitions of each."""
+    st = system.init_states(lengths)
+    bound = np.array([system.max_steps(n) for n in lengths], dtype=INT)
+    while not system.is_final(st).all():
+        valid = system.valid_actions(st)
+        live = valid.any(axis=1)
+        if not (live | system.is_final(st)).all():
+            raise RuntimeError(f"{system.name}: a non-final state has no valid action")
+        scores = rng.random(valid.shape) + valid * 2.0
+        actions = np.where(live, scores.argmax(axis=1), -1)
+        system.apply(st, actions)
+        if (st.steps > bound).any():
+            raise RuntimeError(f"{system.name}: a state outlived its bound")
+    return st, st.steps.copy()
+
+
+def batches(lengths: Sequence[int], size: int) -> List[np.ndarray]:
+    """Indices grouped into batches of similar length (less padding)."""
+    order = np.argsort(np.asarray(lengths), kind="stable")
+    return [order[i:i + size] for i in range(0, len(order), size)]
+
+
+def oracle_check(system: TransitionSystem, trees: Sequence[Tree], batch_size: int = 512) -> Dict:
+    """Run the oracle over gold trees: how many come back exactly (after
+    decoding), how many the system cannot cover, transitions per move."""
+    prepared = [system.prepare_tree(h, l) for h, l in trees]
+    reproduced = 0
+    counts: Counter = Counter()
+    for idx in batches([len(h) for h, _ in trees], batch_size):
+        for kind, payload in oracle_run(system, [prepared[i] for i in idx]):
+            if kind == "done":
+                st, moves = payload
+                counts.update(moves)
+                for i, tree in zip(idx, system.output_trees(st)):
+                    reproduced += tree == (list(trees[i][0]), list(trees[i][1]))
+    return {"trees": len(trees), "reproduced": reproduced,
+            "not_covered": sum(not system.covers(h, l) for h, l in trees),
+            "transitions": dict(sorted(counts.items()))}

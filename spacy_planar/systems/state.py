@@ -1,0 +1,235 @@
+"""The batched state core shared by every transition system.
+
+A :class:`States` holds the configurations of a batch of sentences as numpy
+arrays, one row per sentence; positions are word numbers (1..n) with 0 the
+artificial root, and -1 means "none". Every operation (validity, applying one
+action per state, feature gathering, the oracles) works on all rows at once,
+so the parse loop costs a few array operations per transition, whatever the
+batch size. The same core serves the oracle, training and parsing.
+
+* ``stack[b, s, :sp[b, s]]``: stack s of sentence b, bottom first (one stack,
+  or two for 2-planar, where ``active[b]`` names the active one);
+* ``buf[b, :bp[b]]``: the buffer as a stack, its front (b0) last, so that
+  SHIFT pops it and SWAP pushes a word back in front;
+* ``heads``, ``labels``: the arcs built so far (label ids);
+* ``lmost``, ``rmost``: leftmost / rightmost dependent so far;
+* ``comp``: connected component of each word in the graph built so far,
+  for the acyclicity check of the planar systems (no undirected path);
+* ``last``: the previous move (2-planar never SWITCHes twice in a row).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+INT = np.int64
+
+# Moves: the action inventory of a system is (move, label) pairs.
+SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
+MOVE_NAMES = ("SHIFT", "REDUCE", "LEFT-ARC", "RIGHT-ARC", "SWITCH", "SWAP")
+LABELLED = (LEFT, RIGHT)
+
+# Feature templates: stack / inactive stack / buffer positions, children.
+FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s1.l", "s1.r", "b0.l")
+FEATURES_2STACK = FEATURES_1STACK + ("i0", "i1")
+
+
+class ActionTable:
+    """Actions as data: the unlabelled moves of a system first, then one
+    action per (labelled move, label), in a fixed order, so that a saved
+    model rebuilds the identical output layer."""
+
+    def __init__(self, moves: Sequence[int], labels: Sequence[str]):
+        self.moves = tuple(moves)
+        self.labels = tuple(labels)
+        move_of, label_of = [], []
+        for m in self.moves:
+            if m in LABELLED:
+                move_of.extend([m] * len(self.labels))
+                label_of.extend(range(len(self.labels)))
+            else:
+                move_of.append(m)
+                label_of.append(-1)
+        self.move_of = np.array(move_of, dtype=INT)
+        self.label_of = np.array(label_of, dtype=INT)
+        self._first = {m: int(np.flatnonzero(self.move_of == m)[0]) for m in self.moves}
+
+    def __len__(self) -> int:
+        return len(self.move_of)
+
+    def action(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Action ids of (move, label) pairs (label ignored for unlabelled moves)."""
+        first = np.zeros(max(self.moves) + 1, dtype=INT)
+        for m, a in self._first.items():
+            first[m] = a
+        lab = np.where(np.isin(moves, LABELLED), np.maximum(labels, 0), 0)
+        return first[moves] + lab
+
+    def names(self) -> List[str]:
+        return [MOVE_NAMES[m] + (f"-{self.labels[l]}" if l >= 0 else "") for m, l in zip(self.move_of, self.label_of)]
+
+
+class States:
+    """Configurations of a batch of sentences (see the module docstring)."""
+
+    def __init__(self, lengths: Sequence[int], n_stacks: int = 1, root_on_stack: bool = False):
+        n = np.asarray(lengths, dtype=INT)
+        B = len(n)
+        T = int(n.max()) + 1 if B else 1
+        self.n = n
+        self.B, self.T = B, T
+        self.rows = np.arange(B)
+        self.stack = np.full((B, n_stacks, T + 1), -1, dtype=INT)
+        self.sp = np.zeros((B, n_stacks), dtype=INT)
+        pos = np.arange(T + 1)
+        # buffer: words n..1, so that word 1 (the front) is on top
+        self.buf = np.where(pos[None, :] < n[:, None], n[:, None] - pos[None, :], -1).astype(INT)
+        self.bp = n.copy()
+        self.heads = np.full((B, T), -1, dtype=INT)
+        self.labels = np.full((B, T), -1, dtype=INT)
+        self.lmost = np.full((B, T), -1, dtype=INT)
+        self.rmost = np.full((B, T), -1, dtype=INT)
+        self.comp = np.tile(np.arange(T, dtype=INT), (B, 1))
+        self.ndeps = np.zeros((B, T), dtype=INT)
+        self.active = np.zeros(B, dtype=INT)
+        self.last = np.full(B, -1, dtype=INT)
+        self.steps = np.zeros(B, dtype=INT)
+        if root_on_stack:
+            self.stack[:, 0, 0] = 0
+            self.sp[:, 0] = 1
+
+    # --- reading -------------------------------------------------------------
+    def s(self, k: int = 0, stack: Optional[np.ndarray] = None) -> np.ndarray:
+        """The k-th word from the top of the given stacks (default: active), or -1."""
+        st = self.active if stack is None else stack
+        depth = self.sp[self.rows, st] - 1 - k
+        return np.where(depth >= 0, self.stack[self.rows, st, np.maximum(depth, 0)], -1)
+
+    def b(self, k: int = 0) -> np.ndarray:
+        """The k-th word of the buffer (b0 = the front), or -1."""
+        depth = self.bp - 1 - k
+        return np.where(depth >= 0, self.buf[self.rows, np.maximum(depth, 0)], -1)
+
+    def at(self, table: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """table[b, words[b]] with -1 for absent words."""
+        return np.where(words >= 0, table[self.rows, np.maximum(words, 0)], -1)
+
+    def stack_size(self, stack: Optional[np.ndarray] = None) -> np.ndarray:
+        return self.sp[self.rows, self.active if stack is None else stack]
+
+    def in_stack(self, stack: np.ndarray) -> np.ndarray:
+        """[B, T] boolean: word w is on the given stack of row b."""
+        out = np.zeros((self.B, self.T), dtype=bool)
+        st = self.stack[self.rows, stack]  # [B, T + 1]
+        live = np.arange(st.shape[1])[None, :] < self.sp[self.rows, stack][:, None]
+        r, c = np.nonzero(live)
+        out[r, st[r, c]] = True
+        return out
+
+    # --- changing (each on the rows ``idx``) ------------------------------------
+    def push(self, idx: np.ndarray, stack: np.ndarray, words: np.ndarray) -> None:
+        self.stack[idx, stack, self.sp[idx, stack]] = words
+        self.sp[idx, stack] += 1
+
+    def pop(self, idx: np.ndarray, stack: np.ndarray) -> np.ndarray:
+        self.sp[idx, stack] -= 1
+        return self.stack[idx, stack, self.sp[idx, stack]]
+
+    def pop_buffer(self, idx: np.ndarray) -> np.ndarray:
+        self.bp[idx] -= 1
+        return self.buf[idx, self.bp[idx]]
+
+    def push_buffer(self, idx: np.ndarray, words: np.ndarray) -> None:
+        self.buf[idx, self.bp[idx]] = words
+        self.bp[idx] += 1
+
+    def add_arcs(self, idx: np.ndarray, heads: np.ndarray, deps: np.ndarray, labels: np.ndarray) -> None:
+        """Add the arcs heads[k] -> deps[k] (label ids) to rows idx[k]."""
+        if len(idx) == 0:
+            return
+        self.heads[idx, deps] = heads
+        self.labels[idx, deps] = labels
+        left = deps < heads
+        lm = self.lmost[idx, heads]
+        rm = self.rmost[idx, heads]
+        self.lmost[idx, heads] = np.where(left & ((lm < 0) | (deps < lm)), deps, lm)
+        self.rmost[idx, heads] = np.where(~left & (deps > rm), deps, rm)
+        np.add.at(self.ndeps, (idx, heads), 1)
+        old = self.comp[idx, deps]
+        new = self.comp[idx, heads]
+        block = self.comp[idx]
+        self.comp[idx] = np.where(block == old[:, None], new[:, None], block)
+
+    # --- output ------------------------------------------------------------------
+    def trees(self, root_label: int) -> List[Tuple[List[int], List[int]]]:
+        """Per sentence (heads, label ids) over words 1..n: headless words
+        become roots with ``root_label``. A single-headed acyclic graph, so
+        always a tree."""
+        heads = np.where(self.heads < 0, 0, self.heads)
+        labels = np.where(self.heads < 0, root_label, self.labels)
+        return [(heads[b, 1:n + 1].tolist(), labels[b, 1:n + 1].tolist()) for b, n in enumerate(self.n)]
+
+
+def gather_features(states: States, templates: Sequence[str]) -> np.ndarray:
+    """The feature tokens of every state: [B, len(templates)] word indices
+    (0-based, as in the Doc's sentence), -1 where absent or the root."""
+    cache: Dict[str, np.ndarray] = {}
+
+    def word(name: str) -> np.ndarray:
+        if name not in cache:
+            if "." in name:
+                base, side = name.split(".")
+                cache[name] = states.at(states.lmost if side == "l" else states.rmost, word(base))
+            elif name[0] == "s":
+                cache[name] = states.s(int(name[1:]))
+            elif name[0] == "i":
+                cache[name] = states.s(int(name[1:]), stack=1 - states.active)
+            else:
+                cache[name] = states.b(int(name[1:]))
+        return cache[name]
+
+    out = np.stack([word(t) for t in templates], axis=1) if templates else np.zeros((states.B, 0), dtype=INT)
+    return np.where(out > 0, out - 1, -1)
+
+
+@dataclass
+class Gold:
+    """Gold trees of a batch, padded like the states: heads[b, w] (0 for
+    root arcs, -1 for padding and for links the system cannot build) and
+    label ids."""
+
+    heads: np.ndarray
+    labels: np.ndarray
+
+    @classmethod
+    def from_trees(cls, trees: Sequence[Tuple[Sequence[int], Sequence[int]]], T: int) -> "Gold":
+        B = len(trees)
+        heads = np.full((B, T), -1, dtype=INT)
+        labels = np.full((B, T), -1, dtype=INT)
+        for b, (h, l) in enumerate(trees):
+            heads[b, 1:len(h) + 1] = h
+            labels[b, 1:len(l) + 1] = l
+        return cls(heads, labels)
+
+    def links_to(self, st: States, j: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The gold links still to build between j[b] and words x < j[b]:
+        ([B, T] mask over x, [B, T] the link's dependent: x or j)."""
+        x = np.arange(self.heads.shape[1])[None, :]
+        jj = j[:, None]
+        head_j = np.where(j >= 0, self.heads[st.rows, np.maximum(j, 0)], -1)[:, None]
+        as_head = (self.heads == jj) & (x < jj) & (jj > 0)
+        as_dep = (x == head_j) & (x > 0) & (x < jj)
+        built_dep = st.heads >= 0
+        built_j = np.where(j >= 0, st.heads[st.rows, np.maximum(j, 0)] >= 0, True)[:, None]
+        mask = (as_head & ~built_dep) | (as_dep & ~built_j)
+        return mask, np.where(as_head, x, jj)
+
+    def n_deps(self) -> np.ndarray:
+        """Gold dependents per word [B, T] (the root included, at 0)."""
+        B, T = self.heads.shape
+        out = np.zeros((B, T), dtype=INT)
+        r, c = np.nonzero(self.heads >= 0)
+        np.add.at(out, (r, self.heads[r, c]), 1)
+        return out

@@ -1,0 +1,128 @@
+"""The swap transition system (Nivre 2009) with the eager and the lazy oracle
+(Nivre, Kuhlmann & Hall 2009).
+
+Configuration (Σ, B, A), the artificial root 0 at the bottom of the stack;
+arcs link the two top words of the stack, and SWAP moves the second word back
+to the buffer, reordering the input online.
+
+    LEFT-ARC_l   ([σ|i, j], B, A)  ⇒ ([σ|j], B, A ∪ {(j, l, i)})    only if i ≠ 0
+    RIGHT-ARC_l  ([σ|i, j], B, A)  ⇒ ([σ|i], B, A ∪ {(i, l, j)})
+    SHIFT        (σ, [i|β], A)     ⇒ ([σ|i], β, A)
+    SWAP         ([σ|i, j], β, A)  ⇒ ([σ|j], [i|β], A)               only if 0 < i < j
+
+Terminal: Σ = [0], B = []. Any tree (non-projective too) is reachable. Bound:
+a pair of words is swapped at most once (i < j before, j before i after), so
+at most n(n - 1)/2 SWAPs, each followed by one more SHIFT: at most
+2n + n(n - 1) = n² + n transitions.
+
+Oracles, with <_G the projective order (in-order traversal, ``projective_order``)
+and A^i ⊆ A_c meaning "i has all its gold dependents":
+
+    τ1 (eager): LEFT-ARC_l if (j, l, i) ∈ A and A^i ⊆ A_c; RIGHT-ARC_l if (i, l, j) ∈ A
+                and A^j ⊆ A_c; SWAP if j <_G i; SHIFT otherwise.
+    τ2 (lazy):  the same, but SWAP only if also MPC(j) ≠ MPC(k), k the front of the
+                buffer, or the buffer is empty.
+
+MPC(i) is the maximal projective component of i: the subtree that i ends up in
+when τ1 without SWAP runs until it stalls (computed once per batch, batched).
+"""
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+import numpy as np
+
+from ..trees import projective_order
+from .base import TransitionSystem
+from .state import INT, LEFT, RIGHT, SHIFT, SWAP, Gold, States
+
+
+class Swap(TransitionSystem):
+    name = "swap"
+    moves = (SHIFT, LEFT, RIGHT, SWAP)
+    root_on_stack = True
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root", lazy: bool = True):
+        self.lazy = lazy
+        super().__init__(labels, root_label)
+
+    @staticmethod
+    def max_steps(n: int) -> int:
+        return n * n + n
+
+    def is_final(self, st: States) -> np.ndarray:
+        return (st.bp == 0) & (st.sp[:, 0] == 1)
+
+    def valid_moves(self, st: States) -> np.ndarray:
+        s0, s1, b0 = st.s(0), st.s(1), st.b(0)
+        valid = np.zeros((st.B, 6), dtype=bool)
+        valid[:, SHIFT] = b0 >= 0
+        valid[:, LEFT] = s1 >= 1
+        valid[:, RIGHT] = s1 >= 0
+        valid[:, SWAP] = (s1 >= 1) & (s1 < s0)
+        return valid
+
+    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        zero = np.zeros(len(idx), dtype=idx.dtype)
+        for move in (SHIFT, LEFT, RIGHT, SWAP):
+            sel = moves == move
+            if not sel.any():
+                continue
+            rows, lab, stack = idx[sel], labels[sel], zero[sel]
+            if move == SHIFT:
+                st.push(rows, stack, st.pop_buffer(rows))
+                continue
+            j = st.pop(rows, stack)
+            if move == RIGHT:
+                st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], j, lab)
+                continue
+            i = st.pop(rows, stack)
+            if move == LEFT:
+                st.add_arcs(rows, j, i, lab)
+            else:
+                st.push_buffer(rows, i)
+            st.push(rows, stack, j)
+
+    def _arcs(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        s0, s1 = st.s(0), st.s(1)
+        complete = st.ndeps == gold.ndeps
+        left = (s1 >= 1) & (st.at(gold.heads, s1) == s0) & (st.at(complete, s1) == 1)
+        right = (s1 >= 0) & (st.at(gold.heads, s0) == s1) & (st.at(complete, s0) == 1)
+        return s0, s1, left, right, np.select([left, right], [st.at(gold.labels, s1), st.at(gold.labels, s0)], -1)
+
+    def prepare_batch(self, st: States, gold: Gold) -> None:
+        gold.ndeps = gold.n_deps()
+        gold.order = np.zeros(gold.heads.shape, dtype=INT)
+        for b, n in enumerate(st.n):
+            gold.order[b, :n + 1] = projective_order(gold.heads[b, 1:n + 1])
+        if self.lazy:
+            gold.mpc = self.components(st.n, gold)
+
+    def components(self, lengths: np.ndarray, gold: Gold) -> np.ndarray:
+        """Maximal projective components: run τ1 without SWAP until it stalls;
+        each word's component is named by the root of its subtree then."""
+        st = self.init_states(lengths)
+        while True:
+            _, _, left, right, labels = self._arcs(st, gold)
+            moves = np.select([left, right], [LEFT, RIGHT], SHIFT)
+            go = left | right | (st.b(0) >= 0)
+            go &= ~self.is_final(st)
+            if not go.any():
+                break
+            idx = np.flatnonzero(go)
+            self.apply_moves(st, idx, moves[idx], labels[idx])
+        root = np.tile(np.arange(st.T, dtype=INT), (st.B, 1))
+        while True:
+            up = st.heads[st.rows[:, None], root]
+            if (up < 0).all():
+                return root
+            root = np.where(up >= 0, up, root)
+
+    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        s0, s1, left, right, labels = self._arcs(st, gold)
+        swap = (s1 >= 1) & (st.at(gold.order, s0) < st.at(gold.order, s1))
+        if self.lazy:
+            b0 = st.b(0)
+            swap &= (b0 < 0) | (st.at(gold.mpc, s0) != st.at(gold.mpc, b0))
+        moves = np.select([left, right, swap], [LEFT, RIGHT, SWAP], SHIFT)
+        return moves, labels

@@ -1,0 +1,138 @@
+"""The 2-planar transition system (Gómez-Rodríguez & Nivre 2010, section 5, Figure 4).
+
+Configuration (Σ0, Σ1, β, A): the active stack Σ0 and the inactive Σ1, one
+per plane; arcs are built between the top of the active stack and the front of
+the buffer, so the links of each stack form a planar graph and A is 2-planar.
+
+    SHIFT        (Σ0, Σ1, wi|β, A)       ⇒ (Σ0|wi, Σ1|wi, β, A)     pushes to both stacks
+    REDUCE       (Σ0|wi, Σ1, β, A)       ⇒ (Σ0, Σ1, β, A)
+    LEFT-ARC_l   (Σ0|wi, Σ1, wj|β, A)    ⇒ (Σ0|wi, Σ1, wj|β, A ∪ {(wj, l, wi)})
+    RIGHT-ARC_l  (Σ0|wi, Σ1, wj|β, A)    ⇒ (Σ0|wi, Σ1, wj|β, A ∪ {(wi, l, wj)})
+                 arcs only if single-head and no undirected path wi ~ wj (as planar)
+    SWITCH       (Σ0, Σ1, β, A)          ⇒ (Σ1, Σ0, β, A)          never twice in a row
+
+Terminal: β = []. Bound: at most 4n - 1 other transitions (n SHIFTs, 2n
+REDUCEs, n - 1 arcs) and at most one SWITCH before each of them and at the end,
+so at most 8n transitions.
+
+Oracle (section 5.1), with the planes of the links assigned incrementally as
+in section 5.2 rather than from a precomputed colouring: a link that crosses
+no other link takes the plane of the stack that still holds its left end
+(the active one if both do). The links of a connected component of the
+crossings graph get their planes together, when the parser first reaches one
+of them (b0 is its right end): the nearest such link takes the plane where
+its left end is, so no SWITCH is needed for it, and a breadth-first search
+of the crossings graph gives the others alternate planes. Then, with p the
+active plane:
+
+    LEFT-ARC     if wj -> wi ∈ Ep \\ A
+    RIGHT-ARC    if wi -> wj ∈ Ep \\ A
+    REDUCE       if some wx, x < i, has a link with wj in Ep \\ A
+    SWITCH       if some wx, x < j, has a link with wj in E(1-p) \\ A (never twice in a row)
+    SHIFT        otherwise
+
+so it switches only when the next link cannot be built on the active plane.
+A tree that is not 2-planar has an odd cycle of crossings: the search leaves
+out each link it cannot give a plane (its dependent becomes a root), and the
+tree is trained on the links that fit (``not_covered`` counts such trees).
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ..trees import crossings, min_planes
+from .planar import Planar
+from .state import FEATURES_2STACK, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, Gold, States
+
+
+class TwoPlanar(Planar):
+    name = "2-planar"
+    moves = (SHIFT, REDUCE, LEFT, RIGHT, SWITCH)
+    n_stacks = 2
+    features = FEATURES_2STACK
+
+    @staticmethod
+    def max_steps(n: int) -> int:
+        return 8 * n
+
+    def prepare_tree(self, heads, labels):
+        return list(heads), list(labels)
+
+    def prepare_batch(self, st: States, gold: Gold) -> None:
+        # plane[b, d]: stack (0/1) of the link into d, -1 while unassigned
+        gold.plane = np.full(gold.heads.shape, -1, dtype=gold.heads.dtype)
+        gold.crossed = np.zeros(gold.heads.shape, dtype=bool)
+        gold.cross: Dict[int, Dict[int, List[int]]] = {}
+        for b, n in enumerate(st.n):
+            deps, adj = crossings(gold.heads[b, 1:n + 1])
+            if not adj.any():
+                continue
+            graph = {int(deps[i]): [int(deps[k]) for k in np.flatnonzero(adj[i])] for i in range(len(deps))}
+            gold.cross[b] = {d: v for d, v in graph.items() if v}
+            gold.crossed[b, list(gold.cross[b])] = True
+
+    def _assign_component(self, gold: Gold, b: int, first: int, plane: int) -> None:
+        """Give the crossing component of link ``first`` its planes by BFS."""
+        graph = gold.cross[b]
+        gold.plane[b, first] = plane
+        queue = deque([first])
+        while queue:
+            u = queue.popleft()
+            for v in graph[u]:
+                if gold.heads[b, v] <= 0:
+                    continue  # a root arc, or a link left out
+                if gold.plane[b, v] < 0:
+                    gold.plane[b, v] = 1 - gold.plane[b, u]
+                    queue.append(v)
+                elif gold.plane[b, v] == gold.plane[b, u]:
+                    # an odd cycle: not 2-planar; leave this link out
+                    gold.heads[b, v] = 0
+                    gold.labels[b, v] = self.root_id
+                    gold.plane[b, v] = -1
+
+    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        active = st.active
+        s0, b0 = st.s(0), st.b(0)
+        rows = st.rows[:, None]
+        pending, dep = gold.links_to(st, b0)
+        # components reached for the first time get their planes now
+        fresh = pending & gold.crossed[rows, dep] & (gold.plane[rows, dep] < 0)
+        if fresh.any():
+            in_active = st.in_stack(active)
+            for b in np.flatnonzero(fresh.any(axis=1)):
+                while True:
+                    xs = np.flatnonzero(fresh[b])
+                    if len(xs) == 0:
+                        break
+                    x = xs[-1]  # the nearest left end
+                    self._assign_component(gold, b, int(dep[b, x]), int(active[b] if in_active[b, x] else 1 - active[b]))
+                    pend_b, dep_b = gold.links_to(st, b0)
+                    pending[b], dep[b] = pend_b[b], dep_b[b]
+                    fresh[b] = pending[b] & gold.crossed[b, dep[b]] & (gold.plane[b, dep[b]] < 0)
+        plane = gold.plane[rows, dep]
+        free = plane < 0
+        if free.any():
+            # uncrossed links: the plane of the stack that still holds the left end
+            in_active = st.in_stack(active)
+            plane = np.where(free, np.where(in_active, active[:, None], 1 - active[:, None]), plane)
+        on_active = plane == active[:, None]
+        x = np.arange(st.T)[None, :]
+        s0c = np.maximum(s0, 0)
+        link_s0 = (s0 >= 0) & pending[st.rows, s0c]
+        arc_here = link_s0 & on_active[st.rows, s0c]
+        left = arc_here & (st.at(gold.heads, s0) == b0)
+        right = arc_here & (st.at(gold.heads, b0) == s0)
+        reduce = (s0 >= 0) & (pending & on_active & (x < s0[:, None])).any(axis=1)
+        switch = (pending & ~on_active).any(axis=1) & (st.last != SWITCH)
+        moves = np.select([left, right, reduce, switch], [LEFT, RIGHT, REDUCE, SWITCH], SHIFT)
+        labels = np.select([left, right], [st.at(gold.labels, s0), st.at(gold.labels, b0)], -1)
+        # the link built now stays on the active plane
+        built = np.flatnonzero(left | right)
+        gold.plane[built, np.where(left, s0, b0)[built]] = active[built]
+        return moves, labels
+
+    def covers(self, heads, labels) -> bool:
+        return min_planes(heads) <= 2
