@@ -79,3 +79,26 @@ def bench_stats(
     """The ``stats`` pass (reading included), in words/s."""
     rows = {"stats": timed(lambda: stats_of(path)["words"], repeats)}
     report(rows, as_json, f"stats {path}")
+
+
+@bench_app.command("oracle")
+def bench_oracle(
+    path: Path = typer.Argument(..., help="A CoNLL-U file"),
+    repeats: int = typer.Option(3, "--repeats", "-r"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """The static oracle pass of every system (reading excluded), in words/s."""
+    from .cli import trees_of
+    from .systems import system_for_trees
+    from .systems.base import oracle_check
+
+    trees = list(trees_of(path))
+    words = sum(len(h) for h, _ in trees)
+    rows = {}
+    for name, kw in (("arc-eager", {}), ("planar", {}), ("2-planar", {}),
+                     ("swap (eager)", {"oracle": "eager"}), ("swap (lazy)", {"oracle": "lazy"})):
+        def run() -> int:
+            oracle_check(system_for_trees(name.split()[0], trees, **kw), trees)
+            return words
+        rows[name] = timed(run, repeats)
+    report(rows, as_json, f"oracle {path}")

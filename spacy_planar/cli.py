@@ -216,6 +216,40 @@ def evaluate(
               title=f"{system} against {gold}")
 
 
+@app.command()
+def oracle(
+    path: Path = typer.Argument(..., help="A CoNLL-U file"),
+    system: str = typer.Option("2-planar", "--system", "-s", help="arc-eager|planar|2-planar|swap"),
+    oracle_name: str = typer.Option("lazy", "--oracle", "-o", help="swap: eager|lazy"),
+    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager: " + "|".join(ENCODINGS)),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Run a system's static oracle over every sentence: trees reproduced
+    exactly, trees the system cannot cover, transitions per type."""
+    import time
+
+    from .systems import system_for_trees
+    from .systems.base import oracle_check
+
+    try:
+        trees = list(trees_of(path))
+        start = time.perf_counter()
+        ts = system_for_trees(system, trees, oracle=oracle_name, encoding=encoding)
+        res = oracle_check(ts, trees)
+        res["seconds"] = time.perf_counter() - start
+    except (ConlluError, FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    res = {"file": str(path), "system": system, **({"oracle": oracle_name} if system == "swap" else {}),
+           **({"encoding": encoding} if system == "arc-eager" else {}), **res}
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    rows = [("trees", res["trees"]), ("reproduced", res["reproduced"]), ("not covered", res["not_covered"])]
+    rows += [(f"{k} transitions", v) for k, v in res["transitions"].items()]
+    rows.append(("seconds", f"{res['seconds']:.2f}"))
+    msg.table(rows, title=f"{path}: {system}" + (f" ({oracle_name} oracle)" if system == "swap" else ""))
+
+
 from . import bench  # noqa: E402,F401  (registers the bench subcommands)
 
 

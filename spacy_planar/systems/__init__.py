@@ -27,3 +27,12 @@ def make_system(name: str, labels: Sequence[str], root_label: str = "root", orac
 
 __all__ = ["ArcEager", "Planar", "TwoPlanar", "Swap", "TransitionSystem", "SYSTEMS", "make_system",
            "oracle_run", "random_run"]
+
+
+def system_for_trees(name: str, trees, root_label: str = "root", oracle: str = "lazy",
+                     encoding: str = "head+path") -> TransitionSystem:
+    """A system whose labels are those of ``trees`` as the oracle will see them
+    (arc-eager: with the pseudo-projective decorations, every one of them)."""
+    probe = make_system(name, [], root_label, oracle, encoding)
+    labels = sorted({label for h, l in trees for label in probe.prepare_tree(h, l)[1]})
+    return make_system(name, labels, root_label, oracle, encoding)

@@ -1,0 +1,154 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import labelled_trees
+
+from conftest import treebank
+from spacy_planar.conllu_io import read_conllu
+from spacy_planar.systems import SYSTEMS, make_system, oracle_run, random_run, system_for_trees
+from spacy_planar.systems.base import oracle_check
+from spacy_planar.systems.state import MOVE_NAMES, SWITCH, gather_features
+from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
+
+VARIANTS = [("arc-eager", {}), ("planar", {}), ("2-planar", {}), ("swap", {"oracle": "eager"}), ("swap", {"oracle": "lazy"})]
+
+# Figure 1 of Nivre, Kuhlmann & Hall (2009): "Who did you send the letter to ?"
+WHO_HEADS = [7, 0, 2, 2, 6, 4, 4, 2]
+WHO_LABELS = ["pobj", "root", "nsubj", "vg", "det", "obj", "adv", "punct"]
+
+
+def gold_trees(name, every=1):
+    return [(s.heads, s.deprels) for i, s in enumerate(read_conllu(treebank(name))) if i % every == 0]
+
+
+def test_projective_order_of_figure_1():
+    # "Did you send the letter who to ?"
+    assert projective_order(WHO_HEADS).tolist() == [0, 6, 1, 2, 3, 4, 5, 7, 8]
+
+
+@pytest.mark.parametrize("name,kw", VARIANTS)
+def test_oracle_reproduces_figure_1(name, kw):
+    trees = [(WHO_HEADS, WHO_LABELS)]
+    res = oracle_check(system_for_trees(name, trees, **kw), trees)
+    # not planar: link 1-7 (who <- to) crosses 2-8 (did -> ?); 2-planar
+    assert (res["reproduced"], res["not_covered"]) == ((0, 1) if name == "planar" else (1, 0))
+
+
+def test_lazy_swaps_later_on_figure_1():
+    trees = [(WHO_HEADS, WHO_LABELS)]
+    eager = oracle_check(system_for_trees("swap", trees, oracle="eager"), trees)["transitions"]["SWAP"]
+    lazy = oracle_check(system_for_trees("swap", trees, oracle="lazy"), trees)["transitions"]["SWAP"]
+    assert 0 < lazy < eager
+
+
+def check_complete(name, kw, trees):
+    system = system_for_trees(name, trees, **kw)
+    res = oracle_check(system, trees)
+    assert res["reproduced"] == res["trees"] - res["not_covered"]
+    if name == "swap":
+        assert res["not_covered"] == 0
+    if name == "planar":
+        assert res["not_covered"] == sum(not is_planar(h) for h, _ in trees)
+    if name == "2-planar":
+        assert res["not_covered"] == sum(min_planes(h) > 2 for h, _ in trees)
+    return system, res
+
+
+@pytest.mark.parametrize("name,kw", VARIANTS)
+def test_oracle_complete_on_gothic(name, kw):
+    trees = gold_trees("got_proiel")
+    system, res = check_complete(name, kw, trees)
+    if name == "arc-eager":
+        # every projectivized tree is derived exactly (before deprojectivize)
+        prepared = [system.prepare_tree(h, l) for h, l in trees]
+        for kind, payload in oracle_run(system, prepared):
+            if kind == "done":
+                got = [(h, [system.labels[x] for x in l]) for h, l in payload[0].trees(system.root_id)]
+                assert got == [(list(h), list(l)) for h, l in prepared]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("treebank_name", ["en_ewt", "pt_bosque"])
+@pytest.mark.parametrize("name,kw", VARIANTS)
+def test_oracle_complete_on_samples(treebank_name, name, kw):
+    check_complete(name, kw, gold_trees(treebank_name, every=4))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("treebank_name", ["got_proiel", "pt_bosque", "en_ewt"])
+def test_lazy_oracle_needs_fewer_swaps(treebank_name):
+    trees = gold_trees(treebank_name)
+    swaps = {o: oracle_check(system_for_trees("swap", trees, oracle=o), trees)["transitions"]["SWAP"]
+             for o in ("eager", "lazy")}
+    assert 0 < swaps["lazy"] < swaps["eager"]
+
+
+def test_two_planar_switches_only_when_needed():
+    trees = gold_trees("got_proiel")
+    planar = [t for t in trees if is_planar(t[0])]
+    res = oracle_check(system_for_trees("2-planar", planar), planar)
+    assert "SWITCH" not in res["transitions"]
+    crossing = [t for t in trees if not is_planar(t[0])]
+    res = oracle_check(system_for_trees("2-planar", crossing), crossing)
+    assert 0 < res["transitions"]["SWITCH"] < 4 * len(crossing)
+
+
+PROMISE = {
+    "arc-eager": is_projective,
+    "planar": is_planar,
+    "2-planar": lambda h: min_planes(h) <= 2,
+    "swap": lambda h: True,
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1), st.sampled_from(sorted(SYSTEMS)))
+def test_random_valid_actions_give_promised_trees(lengths, seed, name):
+    system = make_system(name, ["a", "b"])
+    states, steps = random_run(system, lengths, np.random.default_rng(seed))  # raises past the bound
+    assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
+    for heads, labels in states.trees(system.root_id):
+        assert tree_error(heads) is None
+        assert PROMISE[name](heads)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 20), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1))
+def test_two_planar_never_switches_twice(lengths, seed):
+    system = make_system("2-planar", ["a"])
+    rng = np.random.default_rng(seed)
+    states = system.init_states(lengths)
+    while not system.is_final(states).all():
+        valid = system.valid_actions(states)
+        actions = np.where(valid.any(axis=1), (rng.random(valid.shape) + 2 * valid).argmax(axis=1), -1)
+        before = states.last.copy()
+        system.apply(states, actions)
+        moved = actions >= 0
+        assert not (moved & (before == SWITCH) & (system.table.move_of[np.maximum(actions, 0)] == SWITCH)).any()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(labelled_trees(max_words=20), min_size=2, max_size=5), st.sampled_from(VARIANTS))
+def test_features_do_not_depend_on_the_batch(trees, variant):
+    name, kw = variant
+    system = system_for_trees(name, trees, **kw)
+    prepared = [system.prepare_tree(h, l) for h, l in trees]
+    together = [step for kind, step in oracle_run(system, prepared, with_features=True) if kind == "step"]
+    alone = [[step for kind, step in oracle_run(system, [t], with_features=True) if kind == "step"] for t in prepared]
+    for b in range(len(trees)):
+        feats = [f[list(rows).index(b)] for rows, f, _ in together if b in rows]
+        acts = [a[list(rows).index(b)] for rows, _, a in together if b in rows]
+        assert np.array_equal(np.array(feats), np.array([f[0] for _, f, _ in alone[b]]))
+        assert acts == [a[0] for _, _, a in alone[b]]
+        n = len(trees[b][0])
+        assert all(((f >= -1) & (f < n)).all() for f in feats)
+
+
+def test_action_table_is_data():
+    a = make_system("2-planar", ["obj", "nsubj"])
+    b = make_system("2-planar", ["obj", "nsubj"])
+    assert a.table.names() == b.table.names()
+    assert a.table.names()[:3] == ["SHIFT", "REDUCE", "LEFT-ARC-obj"]
+    assert len(a.table) == 3 + 2 * 3  # SHIFT REDUCE SWITCH + 2 arcs x (obj, nsubj, root)
+    assert "SWITCH" in MOVE_NAMES
