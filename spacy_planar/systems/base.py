@@ -111,8 +111,8 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
                ) -> Iterator[Tuple[str, object]]:
     """Run the static oracle over a batch of prepared gold trees.
 
-    Yields ("step", (rows, features, actions)) for every transition when
-    ``with_features`` (the training data), and finally ("done", (states,
+    Yields ("step", (rows, features, actions, valid moves [rows, 6])) for
+    every transition when ``with_features`` (the training data), and finally ("done", (states,
     moves counter)). Raises RuntimeError if a state outlives its bound.
     """
     lengths = [len(h) for h, _ in trees]
@@ -135,7 +135,8 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
             raise RuntimeError(f"{system.name} oracle chose an invalid move "
                                f"{MOVE_NAMES[moves[bad[0]]]} in sentence {bad[0]} of the batch")
         if with_features:
-            yield "step", (rows, system.get_features(st)[rows], actions[rows])
+            moves_ok = system.valid_moves(st)[rows]
+            yield "step", (rows, system.get_features(st)[rows], actions[rows], moves_ok)
         counts.update(system.table.move_of[actions[rows]].tolist())
         system.apply(st, actions)
         if (st.steps > bound).any():

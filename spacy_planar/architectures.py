@@ -1,0 +1,144 @@
+"""The parser's Thinc model.
+
+``spacy-planar.PlanarParserModel.v1``: tok2vec -> the tokens of each state's
+feature slots -> one hidden maxout layer -> a score per action. As in spaCy's
+parser, the hidden layer's input projection is *precomputable*: each token's
+contribution to each feature slot is computed once per batch of Docs (a
+table of shape (tokens + 1, slots, hidden x pieces), the last row holding the
+learned vectors of absent slots), so that a transition costs a gather and a
+sum. Training with a static oracle knows every state's feature tokens in
+advance, so the whole batch of transitions is scored in one pass, and the
+backward pass scatters into the table once. Thinc ops only (runs on GPU).
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Tuple
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Linear, Model, glorot_uniform_init, zero_init
+from thinc.types import Floats2d, Floats3d, Ints2d
+
+from . import registrations  # noqa: F401  (the custom registry)
+
+
+@registry.architectures("spacy-planar.PlanarParserModel.v1")
+def build_planar_parser_model(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    hidden_width: int = 64,
+    maxout_pieces: int = 2,
+    nO: Optional[int] = None,
+) -> Model:
+    """Pick this for every transition system of spacy-planar. ``tok2vec`` is
+    usually a ``spacy.Tok2VecListener.v1`` sharing the pipeline's tok2vec;
+    ``nO`` (the number of actions) and the number of feature slots are set by
+    the component from its transition system."""
+    lower = Model(
+        "planar_precomputable",
+        lower_forward,
+        init=lower_init,
+        dims={"nI": None, "nF": None, "nH": hidden_width, "nP": maxout_pieces},
+        params={"W": None, "b": None, "pad": None},
+    )
+    upper = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
+    return Model(
+        "planar_parser",
+        forward,
+        init=init,
+        layers=[tok2vec, lower, upper],
+        refs={"tok2vec": tok2vec, "lower": lower, "upper": upper},
+        dims={"nO": nO},
+    )
+
+
+def init(model: Model, X=None, Y=None) -> Model:
+    tok2vec, lower, upper = model.layers
+    if X is not None:
+        tok2vec.initialize(X=X)
+    if not lower.has_dim("nI"):
+        lower.set_dim("nI", tok2vec.get_dim("nO"))
+    lower.initialize()
+    if model.has_dim("nO"):
+        upper.set_dim("nO", model.get_dim("nO"))
+    upper.initialize()
+    return model
+
+
+def lower_init(model: Model, X=None, Y=None) -> Model:
+    nF, nH, nP, nI = (model.get_dim(d) for d in ("nF", "nH", "nP", "nI"))
+    model.set_param("W", glorot_uniform_init(model.ops, (nF * nH * nP, nI)))
+    model.set_param("b", model.ops.alloc1f(nH * nP))
+    model.set_param("pad", model.ops.alloc2f(nF, nH * nP))
+    return model
+
+
+def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, Callable]:
+    """X (tokens, nI) -> table (tokens + 1, nF, nH * nP); the last row is the
+    padding for absent feature tokens."""
+    nF, nH, nP = (model.get_dim(d) for d in ("nF", "nH", "nP"))
+    W = model.get_param("W")
+    table = model.ops.alloc2f(X.shape[0] + 1, nF * nH * nP, zeros=False)
+    table[:-1] = model.ops.gemm(X, W, trans2=True)
+    table = table.reshape((X.shape[0] + 1, nF, nH * nP))
+    table[-1] = model.get_param("pad")
+
+    def backprop(d_table: Floats3d) -> Floats2d:
+        model.inc_grad("pad", d_table[-1])
+        d_rows = d_table[:-1].reshape((X.shape[0], nF * nH * nP))
+        model.inc_grad("W", model.ops.gemm(d_rows, X, trans1=True))
+        return model.ops.gemm(d_rows, W)
+
+    return table, backprop
+
+
+def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
+    """Sum over feature slots of the table rows of each state's tokens
+    (ids[s, f] = token row, -1 for absent -> the padding row) plus the bias."""
+    n_rows, nF, _ = table.shape
+    rows = ops.xp.where(ids < 0, n_rows - 1, ids)
+    hidden = table[rows, ops.xp.arange(nF)[None, :]].sum(axis=1)
+    return hidden + b, rows
+
+
+def step_scores(model: Model, table: Floats3d, ids: Ints2d) -> Floats2d:
+    """Scores of the actions for states with feature tokens ``ids`` (no gradient)."""
+    lower, upper = model.get_ref("lower"), model.get_ref("upper")
+    nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
+    pre, _ = gather_hidden(model.ops, table, lower.get_param("b"), model.ops.asarray(ids))
+    hidden, _ = model.ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
+    return upper.predict(hidden)
+
+
+def precompute(model: Model, docs: List[Doc]) -> Floats3d:
+    """The feature table of a batch of Docs, their tokens concatenated."""
+    tokvecs = model.get_ref("tok2vec").predict(docs)
+    X = model.ops.flatten(tokvecs) if tokvecs else model.ops.alloc2f(0, model.get_ref("lower").get_dim("nI"))
+    return model.get_ref("lower").predict(X)
+
+
+def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> Tuple[Floats2d, Callable]:
+    """Training: (docs, ids) -> scores of every state; ids are rows of the
+    concatenated tokens of ``docs`` (-1 absent)."""
+    docs, ids = inputs
+    tok2vec, lower, upper = model.layers
+    nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
+    ops = model.ops
+    tokvecs, bp_tok2vec = tok2vec(docs, is_train)
+    lengths = [len(x) for x in tokvecs]
+    X = ops.flatten(tokvecs)
+    table, bp_table = lower(X, is_train)
+    pre, rows = gather_hidden(ops, table, lower.get_param("b"), ops.asarray(ids))
+    hidden, which = ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
+    scores, bp_upper = upper(hidden, is_train)
+
+    def backprop(d_scores: Floats2d) -> List[Floats2d]:
+        d_hidden = bp_upper(d_scores)
+        d_pre = ops.backprop_maxout(d_hidden, which, nP).reshape((d_hidden.shape[0], nH * nP))
+        lower.inc_grad("b", d_pre.sum(axis=0))
+        d_table = ops.alloc3f(*table.shape)
+        for f in range(table.shape[1]):
+            ops.scatter_add(d_table[:, f], rows[:, f], d_pre)
+        dX = bp_table(d_table)
+        return bp_tok2vec(ops.unflatten(dX, lengths))
+
+    return scores, backprop

@@ -1,0 +1,409 @@
+"""The ``planar_parser`` pipeline component: a thin spaCy layer over the
+transition systems (``systems/``) and the model (``architectures.py``).
+
+Parsing: the Docs of a batch are cut into units (the sentences set by an
+earlier component, or else whole Docs), all units are parsed together on the
+batched core, each transition scoring every live state at once; the trees
+are decoded (arc-eager: ``deprojectivize``) and written to ``Token.head`` /
+``Token.dep_``, which also sets the sentence boundaries (one per root).
+
+Training: the static oracle's transitions and feature tokens of each unit
+are computed once and cached (keyed by the words and the gold tree), then the
+model scores all the transitions of a batch in one pass.
+"""
+
+from collections import Counter
+from itertools import islice
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import srsly
+from spacy import util
+from spacy.attrs import DEP, HEAD
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from thinc.api import Config, Model, set_dropout_rate
+
+from . import architectures, registrations  # noqa: F401  (registered functions)
+from .pseudoproj import is_decorated, undecorate
+from .registrations import SystemSpec
+from .scorer import planar_parser_score
+from .systems import TransitionSystem
+from .systems.base import Tree, batches, oracle_run
+from .systems.state import INT
+from .trees import tree_error
+
+DEFAULT_CONFIG = """
+[model]
+@architectures = "spacy-planar.PlanarParserModel.v1"
+hidden_width = 64
+maxout_pieces = 2
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+
+[transition_system]
+@transition_systems = "spacy-planar.two_planar.v1"
+
+[scorer]
+@scorers = "spacy-planar.parser_scorer.v1"
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
+
+
+@Language.factory(
+    "planar_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config={
+        "model": DEFAULT_MODEL["model"],
+        "transition_system": DEFAULT_MODEL["transition_system"],
+        "single_root": False,
+        "root_label": None,
+        "extra_root_label": "dep",
+        "scorer": DEFAULT_MODEL["scorer"],
+    },
+    default_score_weights={
+        "dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "dep_np_p": None, "dep_np_r": None,
+        "dep_np_f": 0.0, "sents_p": None, "sents_r": None, "sents_f": 0.0,
+    },
+)
+def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: SystemSpec, single_root: bool,
+                       root_label: Optional[str], extra_root_label: str, scorer: Optional[Callable]):
+    """A dependency parser whose transition system is chosen in the config:
+    arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
+
+    single_root: give each sentence exactly one root (UD): further roots are
+        attached to the largest tree with ``extra_root_label``.
+    root_label: the label of root words; None: learned from the training data.
+    """
+    return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
+                        root_label=root_label, extra_root_label=extra_root_label, scorer=scorer)
+
+
+Unit = Tuple[int, int, int]  # (doc index, start, end)
+
+
+class PlanarParser(TrainablePipe):
+    """Non-projective transition-based dependency parser."""
+
+    def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: SystemSpec,
+                 single_root: bool = False, root_label: Optional[str] = None, extra_root_label: str = "dep",
+                 scorer: Optional[Callable] = planar_parser_score):
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.spec = transition_system
+        self.scorer = scorer
+        self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
+                    "extra_root_label": extra_root_label, "system": transition_system.to_dict()}
+        self._system: Optional[TransitionSystem] = None
+        self._cache: Dict[int, List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.skipped: Counter = Counter()
+
+    # --- the transition system and labels ---------------------------------------
+    @property
+    def system(self) -> TransitionSystem:
+        if self._system is None:
+            self._system = self.spec.make(self.cfg["labels"], self.cfg["root_label"])
+        return self._system
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """The dependency labels, plain (pseudo-projective marks stay inside)."""
+        return tuple(sorted({undecorate(l) for l in self.cfg["labels"]} | {self.cfg["root_label"]}))
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    def add_label(self, label: str) -> int:
+        if label in self.cfg["labels"]:
+            return 0
+        self.cfg["labels"] = sorted(set(self.cfg["labels"]) | {label})
+        self._system = None
+        self._cache.clear()
+        return 1
+
+    def _resize(self) -> None:
+        system = self.system
+        self.model.get_ref("lower").set_dim("nF", len(system.features), force=True)
+        upper = self.model.get_ref("upper")
+        if upper.has_param("W") and upper.get_dim("nO") != len(system.table):
+            raise ValueError(f"[E060] {self.name}: the model has {upper.get_dim('nO')} actions but the "
+                             f"transition system {len(system.table)}; labels cannot change after training starts")
+        self.model.set_dim("nO", len(system.table), force=True)
+        upper.set_dim("nO", len(system.table), force=True)
+
+    # --- gold trees ------------------------------------------------------------------
+    @staticmethod
+    def units(doc: Doc) -> List[Tuple[int, int]]:
+        """Parse units: the sentences set by an earlier component, else the Doc."""
+        if len(doc) == 0:
+            return []
+        if doc.has_annotation("SENT_START") and not doc.has_annotation("DEP"):
+            return [(s.start, s.end) for s in doc.sents]
+        return [(0, len(doc))]
+
+    def gold_trees(self, eg: Example) -> Optional[List[Tuple[Tuple[int, int], Tree]]]:
+        """The gold tree of each unit of ``eg.predicted``, or None (counted in
+        ``self.skipped``) where the reference has no parse or the tokens do not
+        align."""
+        x, y = eg.predicted, eg.reference
+        if not y.has_annotation("DEP"):
+            self.skipped["no gold parse"] += 1
+            return None
+        if len(x) == len(y) and all(a.text == b.text for a, b in zip(x, y)):
+            heads = [t.head.i for t in y]
+            deps = [t.dep_ for t in y]
+        else:
+            heads, deps = eg.get_aligned_parse(projectivize=False)
+            if any(h is None for h in heads) or any(d is None for d in deps):
+                self.skipped["tokenisation differs from the gold one"] += 1
+                return None
+        out = []
+        for start, end in self.units(x):
+            h = [0 if (heads[i] == i or not start <= heads[i] < end) else heads[i] - start + 1 for i in range(start, end)]
+            d = [deps[i] if start <= heads[i] < end and heads[i] != i else self.cfg["root_label"] for i in range(start, end)]
+            if tree_error(h) is not None:
+                self.skipped["gold tree not well-formed"] += 1
+                return None
+            out.append(((start, end), (h, d)))
+        return out
+
+    def _oracle(self, examples: Sequence[Example]) -> List[Optional[List]]:
+        """Per example: a list of (start, features, actions, valid moves) per
+        unit, from the cache or from one batched oracle run."""
+        system = self.system
+        todo: List[Tuple[int, int, Tree, int]] = []
+        out: List[Optional[List]] = []
+        for k, eg in enumerate(examples):
+            trees = self.gold_trees(eg)
+            if trees is None:
+                out.append(None)
+                continue
+            key = hash((tuple(t.text for t in eg.predicted), tuple((u, tuple(h), tuple(d)) for u, (h, d) in trees)))
+            if key in self._cache:
+                out.append(self._cache[key])
+                continue
+            out.append([])
+            for u, tree in trees:
+                todo.append((k, u[0], system.prepare_tree(*tree), key))
+        if todo:
+            prepared = [t for _, _, t, _ in todo]
+            steps: List[List] = [[] for _ in todo]
+            for idx in batches([len(t[0]) for t in prepared], 256):
+                for kind, payload in oracle_run(system, [prepared[i] for i in idx], with_features=True):
+                    if kind == "step":
+                        rows, feats, actions, valid = payload
+                        for r, f, a, v in zip(rows, feats, actions, valid):
+                            steps[idx[r]].append((f, a, v))
+            for (k, start, _, key), seq in zip(todo, steps):
+                if not seq:
+                    continue
+                f, a, v = zip(*seq)
+                out[k].append((start, np.array(f, dtype=np.int32), np.array(a, dtype=INT), np.array(v, dtype=bool)))
+            for (k, _, _, key) in todo:
+                self._cache[key] = out[k]
+        return out
+
+    # --- training ---------------------------------------------------------------------
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[Sequence[str]] = None) -> None:
+        validate_get_examples(get_examples, "PlanarParser.initialize")
+        roots: Counter = Counter()
+        for eg in get_examples():
+            for tok in eg.reference:
+                if eg.reference.has_annotation("DEP") and tok.head.i == tok.i:
+                    roots[tok.dep_] += 1
+        if roots and self.cfg["root_label"] == "root" and "root" not in roots:
+            self.cfg["root_label"] = roots.most_common(1)[0][0]
+        self._system = None
+        probe = self.spec.make([], self.cfg["root_label"])
+        found = set(labels or [])
+        for eg in get_examples():
+            trees = self.gold_trees(eg)
+            for _, tree in trees or []:
+                found.update(probe.prepare_tree(*tree)[1])
+        self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
+        self._system = None
+        self._cache.clear()
+        self._resize()
+        sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        self.model.initialize(X=sample)
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "PlanarParser.update")
+        seqs = self._oracle(examples)
+        docs, ids, actions, valid = [], [], [], []
+        offset = 0
+        for eg, units in zip(examples, seqs):
+            if not units:
+                continue
+            for start, f, a, v in units:
+                ids.append(np.where(f >= 0, f + offset + start, -1))
+                actions.append(a)
+                valid.append(v)
+            docs.append(eg.predicted)
+            offset += len(eg.predicted)
+        if not docs:
+            return losses
+        set_dropout_rate(self.model, drop)
+        ids_a = np.concatenate(ids)
+        scores, backprop = self.model.begin_update((docs, ids_a))
+        d_scores, loss = self.get_loss_from(scores, np.concatenate(actions), np.concatenate(valid))
+        backprop(d_scores)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss_from(self, scores, actions: np.ndarray, valid_moves: np.ndarray):
+        """Softmax over the valid actions; cross-entropy with the oracle's."""
+        ops = self.model.ops
+        valid = ops.asarray(valid_moves[:, self.system.table.move_of])
+        masked = ops.xp.where(valid, scores, -1e9)
+        masked = masked - masked.max(axis=1, keepdims=True)
+        probs = ops.xp.exp(masked) * valid
+        probs /= probs.sum(axis=1, keepdims=True)
+        gold = ops.asarray(actions)
+        rows = ops.xp.arange(len(gold))
+        loss = float(-ops.xp.log(probs[rows, gold] + 1e-12).sum())
+        d_scores = probs
+        d_scores[rows, gold] -= 1.0
+        return d_scores, loss
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError("PlanarParser computes its loss inside update()")
+
+    # --- parsing -----------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> List[List[Tuple[Tuple[int, int], Tree]]]:
+        docs = list(docs)
+        units: List[Unit] = [(k, s, e) for k, doc in enumerate(docs) for s, e in self.units(doc)]
+        out: List[List] = [[] for _ in docs]
+        if not units:
+            return out
+        system = self.system
+        table = architectures.precompute(self.model, docs)
+        doc_start = np.cumsum([0] + [len(d) for d in docs])
+        for idx in batches([e - s for _, s, e in units], 2048):
+            group = [units[i] for i in idx]
+            st = system.init_states([e - s for _, s, e in group])
+            offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
+            dead = np.zeros(st.B, dtype=bool)
+            while True:
+                live = ~(system.is_final(st) | dead)
+                if not live.any():
+                    break
+                rows = np.flatnonzero(live)
+                feats = system.get_features(st)[rows]
+                ids = np.where(feats >= 0, feats + offsets[rows, None], -1)
+                scores = self.model.ops.to_numpy(architectures.step_scores(self.model, table, ids))
+                valid = system.valid_actions(st)[rows]
+                stuck = ~valid.any(axis=1)
+                dead[rows[stuck]] = True  # never expected: a system always has a valid move
+                actions = np.full(st.B, -1, dtype=INT)
+                actions[rows] = np.where(valid, scores, -np.inf).argmax(axis=1)
+                actions[rows[stuck]] = -1
+                system.apply(st, actions)
+            for (k, s, e), tree in zip(group, system.output_trees(st)):
+                out[k].append(((s, e), tree))
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        strings = self.vocab.strings
+        for doc, units in zip(docs, predictions):
+            if len(doc) == 0:
+                continue
+            arr = np.zeros((len(doc), 2), dtype="uint64")
+            for (start, end), (heads, labels) in units:
+                if self.cfg["single_root"]:
+                    heads, labels = self.one_root(heads, labels)
+                if tree_error(heads) is not None:  # never expected; keep the Doc valid
+                    heads, labels = [0] * len(heads), [self.cfg["root_label"]] * len(heads)
+                for i, (h, label) in enumerate(zip(heads, labels)):
+                    rel = 0 if h == 0 else h - 1 - i
+                    arr[start + i, 0] = np.uint64(rel % (1 << 64))
+                    arr[start + i, 1] = strings.add(undecorate(label) if is_decorated(label) else label)
+            doc.from_array([HEAD, DEP], arr)
+
+    def one_root(self, heads: List[int], labels: List[str]) -> Tree:
+        """Attach every root but the one of the largest tree to that one."""
+        roots = [i + 1 for i, h in enumerate(heads) if h == 0]
+        if len(roots) <= 1:
+            return heads, labels
+        size = Counter()
+        for w in range(1, len(heads) + 1):
+            r = w
+            while heads[r - 1] != 0:
+                r = heads[r - 1]
+            size[r] += 1
+        main = max(roots, key=lambda r: (size[r], -r))
+        heads, labels = list(heads), list(labels)
+        for r in roots:
+            if r != main:
+                heads[r - 1] = main
+                labels[r - 1] = self.cfg["extra_root_label"]
+        labels[main - 1] = self.cfg["root_label"]
+        return heads, labels
+
+    # --- serialization -------------------------------------------------------------
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        serialize = {
+            "cfg": lambda: srsly.json_dumps(self.cfg),
+            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
+            "model": lambda: self.model.to_bytes(),
+        }
+        return util.to_bytes(serialize, exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "model": lambda b: None,
+        }
+        msg = util.from_bytes(bytes_data, deserialize, exclude)
+        if "model" not in exclude and "model" in msg:
+            self._resize()
+            self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        serialize = {
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+            "model": lambda p: self.model.to_disk(p),
+        }
+        util.to_disk(path, serialize, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "model": lambda p: None,
+        }
+        util.from_disk(path, deserialize, exclude)
+        if "model" not in exclude:
+            self._resize()
+            with (util.ensure_path(path) / "model").open("rb") as f:
+                self.model.from_bytes(f.read())
+        return self
+
+    def _load_cfg(self, cfg: dict) -> None:
+        self.cfg.update(cfg)
+        self._system = None
+        self._cache.clear()
+
