@@ -14,6 +14,7 @@ from typing import Callable, Dict, List
 import typer
 
 from .cli import bench_app, msg, stats_of
+from .conllu_io import read_conllu
 
 
 def timed(fn: Callable[[], int], repeats: int) -> Dict[str, float]:
@@ -102,3 +103,99 @@ def bench_oracle(
             return words
         rows[name] = timed(run, repeats)
     report(rows, as_json, f"oracle {path}")
+
+
+def _pipelines(models: List[str]) -> List:
+    pairs = []
+    for item in models:
+        name, _, path = item.partition("=")
+        pairs.append((name, path or name))
+    return pairs
+
+
+def _ratio_table(rows: Dict[str, Dict[str, float]], baseline: str, as_json: bool, title: str) -> None:
+    base = rows.get(baseline)
+    for r in rows.values():
+        r["ratio"] = r["words_per_s"] / base["words_per_s"] if base else float("nan")
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    msg.table([(k, int(r["words"]), f"{r['best_s']:.2f}", f"{r['median_s']:.2f}", f"{r['max_s']:.2f}",
+                f"{r['words_per_s']:,.0f}", f"{r['ratio']:.2f}") for k, r in rows.items()],
+              header=("pipeline", "words", "best s", "median s", "max s", "words/s (best)", f"x {baseline}"),
+              aligns=("l", "r", "r", "r", "r", "r", "r"), title=title)
+
+
+@bench_app.command("speed")
+def bench_speed(
+    data: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U to parse"),
+    models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs; the first is the baseline"),
+    repeats: int = typer.Option(5, "--repeats", "-r"),
+    batch_size: int = typer.Option(256, "--batch-size", "-b"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Parse speed of whole pipelines, side by side in one run: the repeats
+    go round the pipelines in turn; best, median and max, and the ratio to
+    the first pipeline. Run single-threaded (OMP_NUM_THREADS=1)."""
+    import os
+
+    import spacy
+
+    from .cli_pipeline import input_docs
+
+    if os.environ.get("OMP_NUM_THREADS") != "1":
+        msg.warn("OMP_NUM_THREADS is not 1: BLAS may use several threads")
+    sents = list(read_conllu(data))
+    words = sum(len(s) for s in sents)
+    pipes = [(name, spacy.load(path)) for name, path in _pipelines(models)]
+    seconds: Dict[str, List[float]] = {name: [] for name, _ in pipes}
+    for name, nlp in pipes:  # warm up
+        list(nlp.pipe(input_docs(nlp, sents[:200]), batch_size=batch_size))
+    for _ in range(repeats):
+        for name, nlp in pipes:
+            docs = input_docs(nlp, sents)
+            t = time.perf_counter()
+            for _doc in nlp.pipe(docs, batch_size=batch_size):
+                pass
+            seconds[name].append(time.perf_counter() - t)
+    rows = {name: {"words": words, "best_s": min(s), "median_s": statistics.median(s), "max_s": max(s),
+                   "words_per_s": words / min(s)} for name, s in seconds.items()}
+    _ratio_table(rows, pipes[0][0], as_json, f"parse speed, {data}")
+
+
+@bench_app.command("train")
+def bench_train(
+    train_path: Path = typer.Argument(..., help="Training DocBin (.spacy)"),
+    configs: List[str] = typer.Argument(..., help="NAME=CONFIG pairs; the first is the baseline"),
+    limit: int = typer.Option(1000, "--limit", help="Training Docs used"),
+    epochs: int = typer.Option(3, "--epochs", "-e", help="Timed epochs (repeats)"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Training throughput (words/s of nlp.update over the same Docs and
+    batches) of each config, side by side; epochs go round the configs in
+    turn. The first epoch of ours includes the oracle (then cached)."""
+    import random
+
+    from spacy.training import Corpus
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config, minibatch
+
+    setups = []
+    for name, path in _pipelines(configs):
+        config = load_config(path, overrides={"paths.train": str(train_path), "paths.dev": str(train_path)},
+                             interpolate=False)
+        nlp = init_nlp(config)
+        examples = list(Corpus(train_path, gold_preproc=True, limit=limit)(nlp))
+        setups.append((name, nlp, examples, nlp.create_optimizer()))
+    words = sum(len(eg.reference) for eg in setups[0][2])
+    seconds: Dict[str, List[float]] = {name: [] for name, *_ in setups}
+    for epoch in range(epochs):
+        for name, nlp, examples, sgd in setups:
+            batches = list(minibatch(random.Random(epoch).sample(examples, len(examples)), 64))
+            t = time.perf_counter()
+            for batch in batches:
+                nlp.update(batch, sgd=sgd, drop=0.1)
+            seconds[name].append(time.perf_counter() - t)
+    rows = {name: {"words": words, "best_s": min(s), "median_s": statistics.median(s), "max_s": max(s),
+                   "words_per_s": words / min(s)} for name, s in seconds.items()}
+    _ratio_table(rows, setups[0][0], as_json, f"training speed, {train_path}")

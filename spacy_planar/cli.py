@@ -250,7 +250,7 @@ def oracle(
     msg.table(rows, title=f"{path}: {system}" + (f" ({oracle_name} oracle)" if system == "swap" else ""))
 
 
-from . import bench  # noqa: E402,F401  (registers the bench subcommands)
+from . import bench, cli_pipeline  # noqa: E402,F401  (register their subcommands)
 
 
 def main() -> None:

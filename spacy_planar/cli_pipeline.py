@@ -1,0 +1,145 @@
+"""Commands that run trained pipelines: ``parse``, ``train`` (timed), ``compare``."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import typer
+
+from .cli import app, fail, msg
+from .conllu_io import Sentence, atomic_output, doc_to_conllu, read_conllu, sentences_to_doc
+from .errors import ConlluError
+from .metrics import Scores
+
+TRAIN_SECONDS = "train_seconds.json"
+
+
+def input_docs(nlp, sents: List[Sentence]) -> List:
+    """Docs of the gold words only (no gold annotation), for a pipeline to parse."""
+    from spacy.tokens import Doc
+
+    docs = []
+    for s in sents:
+        spaces = list(s.space_after)
+        for first, last, _ in s.ranges:
+            for i in range(first, last):
+                spaces[i] = True
+        docs.append(Doc(nlp.vocab, words=s.forms, spaces=spaces))
+    return docs
+
+
+def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 256) -> List:
+    return list(nlp.pipe(input_docs(nlp, sents), batch_size=batch_size))
+
+
+def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
+    """The input's lines with HEAD and DEPREL from the parsed Docs."""
+    from spacy.attrs import DEP, HEAD
+
+    with atomic_output(path) as f:
+        for sent, doc in zip(sents, parsed):
+            out = sentences_to_doc(nlp.vocab, [sent])
+            out.from_array([HEAD, DEP], doc.to_array([HEAD, DEP]))
+            f.write(doc_to_conllu(out))
+
+
+@app.command()
+def parse(
+    model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package)"),
+    input_path: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U"),
+    output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
+    batch_size: int = typer.Option(256, "--batch-size", "-b"),
+) -> None:
+    """Parse gold-tokenised CoNLL-U with any pipeline (ours or spaCy's parser)."""
+    import spacy
+
+    try:
+        sents = list(read_conllu(input_path))
+        nlp = spacy.load(model)
+        start = time.perf_counter()
+        parsed = parse_sentences(nlp, sents, batch_size)
+        seconds = time.perf_counter() - start
+        write_parsed(nlp, sents, parsed, output_path)
+    except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
+        fail(str(e))
+    words = sum(len(s) for s in sents)
+    msg.good(f"Parsed {len(sents)} sentences, {words} words in {seconds:.1f} s "
+             f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def train(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="A training config"),
+    output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
+) -> None:
+    """``spacy train`` as it is, also writing the wall time of the training
+    to OUTPUT/train_seconds.json (for ``compare``). Extra options are config
+    overrides, as for spacy train (--paths.train ...)."""
+    from spacy.cli._util import parse_config_overrides
+    from spacy.cli.train import train as spacy_train
+
+    overrides = parse_config_overrides(ctx.args)
+    start = time.perf_counter()
+    spacy_train(config_path, output_path, overrides=overrides)
+    seconds = time.perf_counter() - start
+    (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+
+
+def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 256, repeats: int = 1) -> Dict:
+    """Parse ``gold``'s words with a pipeline; metrics and parse speed."""
+    import spacy
+
+    nlp = spacy.load(model_dir)
+    sents = list(read_conllu(gold))
+    best = float("inf")
+    parsed = []
+    for _ in range(repeats):
+        docs = input_docs(nlp, sents)
+        start = time.perf_counter()
+        parsed = list(nlp.pipe(docs, batch_size=batch_size))
+        best = min(best, time.perf_counter() - start)
+    scores = Scores()
+    for s, doc in zip(sents, parsed):
+        heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
+        scores.add((s.heads, s.deprels), (heads, [t.dep_ for t in doc]))
+    res = scores.as_dict()
+    res["words_per_s"] = sum(len(s) for s in sents) / best
+    timing = Path(model_dir).parent / TRAIN_SECONDS
+    res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
+    return res
+
+
+@app.command()
+def compare(
+    gold: Path = typer.Argument(..., help="Gold CoNLL-U (the test split)"),
+    models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the markdown table here"),
+    repeats: int = typer.Option(3, "--repeats", "-r", help="Parse repeats (speed: best)"),
+) -> None:
+    """A markdown table of trained pipelines on one treebank: UAS, LAS, exact
+    match, non-projective P/R/F, training time, parse speed."""
+    rows = []
+    for item in models:
+        name, _, path = item.partition("=")
+        if not path:
+            fail(f"expected NAME=PIPELINE_DIR, got '{item}'")
+        try:
+            r = score_pipeline(Path(path), gold, repeats=repeats)
+        except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
+            fail(str(e))
+        rows.append((name, r))
+    header = "| system | UAS | LAS | EM_U | EM_L | NP P (U) | NP R (U) | NP F (U) | NP F (L) | train s | parse words/s |"
+    lines = [f"Test: `{gold}` (all words, punctuation included)", "", header, "|" + "---|" * 11]
+    for name, r in rows:
+        train_s = f"{r['train_seconds']:.0f}" if r["train_seconds"] is not None else "-"
+        lines.append(f"| {name} | {r['UAS']:.2f} | {r['LAS']:.2f} | {r['EM_U']:.2f} | {r['EM_L']:.2f} | "
+                     f"{r['NP_P_U']:.1f} | {r['NP_R_U']:.1f} | {r['NP_F_U']:.1f} | {r['NP_F_L']:.1f} | "
+                     f"{train_s} | {r['words_per_s']:,.0f} |")
+    table = "\n".join(lines) + "\n"
+    if output is not None:
+        with atomic_output(output) as f:
+            f.write(table)
+    print(table)

@@ -1,0 +1,165 @@
+"""The planar_parser component: training, parsing, serialization, edge cases."""
+import random
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from conftest import treebank
+from spacy_planar.conllu_io import conllu_to_docs
+from spacy_planar.metrics import evaluate
+from spacy_planar.pseudoproj import LIFT_MARK, PATH_MARK
+from spacy_planar.trees import tree_error
+
+SYSTEMS = {
+    "arc-eager": {"@transition_systems": "spacy-planar.arc_eager.v1", "encoding": "head+path"},
+    "planar": {"@transition_systems": "spacy-planar.planar.v1"},
+    "2-planar": {"@transition_systems": "spacy-planar.two_planar.v1"},
+    "swap": {"@transition_systems": "spacy-planar.swap.v1", "oracle": "lazy"},
+}
+N_TRAIN, N_HELD_OUT, EPOCHS = 300, 150, 12
+
+
+def words_only(nlp, doc):
+    return Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc])
+
+
+def tree_of(doc):
+    return [0 if t.head.i == t.i else t.head.i + 1 for t in doc], [t.dep_ for t in doc]
+
+
+@pytest.fixture(scope="module")
+def gothic():
+    vocab = spacy.blank("xx").vocab
+    docs = list(conllu_to_docs(treebank("got_proiel"), vocab))
+    held_out = list(conllu_to_docs(treebank("got_proiel", "dev"), vocab))[:N_HELD_OUT]
+    return docs[:N_TRAIN], held_out
+
+
+def train_pipeline(system, train_docs, epochs=EPOCHS, **cfg):
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS[system], **cfg})
+    examples = [Example(words_only(nlp, d), d) for d in train_docs]
+    sgd = nlp.initialize(lambda: examples)
+    rng = random.Random(0)
+    for _ in range(epochs):
+        rng.shuffle(examples)
+        for i in range(0, len(examples), 16):
+            nlp.update(examples[i:i + 16], sgd=sgd)
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def trained(gothic):
+    train_docs, _ = gothic
+    return {name: train_pipeline(name, train_docs) for name in SYSTEMS}
+
+
+def scores(nlp, gold_docs):
+    parsed = list(nlp.pipe(words_only(nlp, d) for d in gold_docs))
+    for doc in parsed:
+        heads, _ = tree_of(doc)
+        assert tree_error(heads) is None
+    return evaluate([(tree_of(g), tree_of(p)) for g, p in zip(gold_docs, parsed)])
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_fits_training_data_and_beats_baseline(trained, gothic, system):
+    train_docs, held_out = gothic
+    nlp = trained[system]
+    fit = scores(nlp, train_docs[:150])
+    assert fit["LAS"] > 85.0, fit
+    # trivial baseline: every word attached to the word before it
+    chain = evaluate([(tree_of(g), (list(range(len(g))), ["dep"] * len(g))) for g in held_out])
+    held = scores(nlp, held_out)
+    assert held["UAS"] > chain["UAS"] + 10, (held, chain)
+    assert held["LAS"] > 30.0
+
+
+def test_decorated_labels_stay_inside(trained, gothic):
+    nlp = trained["arc-eager"]
+    parser = nlp.get_pipe("planar_parser")
+    assert any(LIFT_MARK in l for l in parser.cfg["labels"])  # learned decorated actions, none dropped
+    for label in list(parser.labels) + list(parser.label_data):
+        assert LIFT_MARK not in label and PATH_MARK not in label
+    _, held_out = gothic
+    for doc in nlp.pipe(words_only(nlp, d) for d in held_out):
+        assert all(LIFT_MARK not in t.dep_ and PATH_MARK not in t.dep_ for t in doc)
+    examples = [Example(nlp(words_only(nlp, d)), d) for d in held_out[:50]]
+    per_type = nlp.get_pipe("planar_parser").score(examples)["dep_las_per_type"]
+    assert all(LIFT_MARK not in l and PATH_MARK not in l for l in per_type)
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_serialization_round_trip(trained, gothic, system, tmp_path):
+    nlp = trained[system]
+    _, held_out = gothic
+    texts = [words_only(nlp, d) for d in held_out[:40]]
+    before = [tree_of(d) for d in nlp.pipe(texts)]
+    nlp.to_disk(tmp_path / "pipe")
+    loaded = spacy.load(tmp_path / "pipe")
+    assert [tree_of(d) for d in loaded.pipe(words_only(loaded, d) for d in texts)] == before
+    again = spacy.blank("xx")
+    again.add_pipe("planar_parser", config={"transition_system": SYSTEMS[system]})
+    again.from_bytes(nlp.to_bytes())
+    assert [tree_of(d) for d in again.pipe(words_only(again, d) for d in texts)] == before
+    # nlp.pipe and nlp() agree
+    assert [tree_of(nlp(words_only(nlp, d))) for d in texts[:10]] == before[:10]
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+@pytest.mark.parametrize("n", [0, 1, 300])
+def test_docs_of_any_length(trained, system, n):
+    nlp = trained[system]
+    words = [random.Random(n).choice(["ik", "is", "jah", "qaþ", "du", "imma", "."]) for _ in range(n)]
+    doc = nlp(Doc(nlp.vocab, words=words))
+    assert len(doc) == n
+    if n:
+        heads, _ = tree_of(doc)
+        assert tree_error(heads) is None
+        assert len(list(doc.sents)) == sum(1 for h in heads if h == 0)
+
+
+@pytest.mark.parametrize("system", ["2-planar", "swap"])
+def test_sentence_boundaries_are_respected(trained, gothic, system):
+    nlp = trained[system]
+    _, held_out = gothic
+    words, starts = [], []
+    for d in held_out[:20]:
+        starts.extend([True] + [False] * (len(d) - 1))
+        words.extend(t.text for t in d)
+    doc = Doc(nlp.vocab, words=words, sent_starts=starts)
+    bounds = [i for i, s in enumerate(starts) if s] + [len(words)]
+    doc = nlp(doc)
+    for a, b in zip(bounds, bounds[1:]):
+        for t in doc[a:b]:
+            assert a <= t.head.i < b
+
+
+@pytest.mark.parametrize("system", ["arc-eager", "2-planar"])
+def test_single_root(gothic, system):
+    train_docs, held_out = gothic
+    nlp = train_pipeline(system, train_docs[:100], epochs=3, single_root=True)
+    for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]):
+        heads, labels = tree_of(doc)
+        assert sum(1 for h in heads if h == 0) == 1
+        assert tree_error(heads) is None
+
+
+def test_misaligned_examples_are_skipped_not_fatal(gothic):
+    train_docs, _ = gothic
+    nlp = spacy.blank("xx")
+    parser = nlp.add_pipe("planar_parser")
+    good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
+    d = train_docs[40]
+    glued = Doc(nlp.vocab, words=[d[0].text + d[1].text] + [t.text for t in d[2:]])
+    bad = Example(glued, d)
+    sgd = nlp.initialize(lambda: good)
+    nlp.update(good[:5] + [bad], sgd=sgd)
+    assert sum(parser.skipped.values()) >= 1
+
+
+def test_labels_for_spacy_init_labels(trained):
+    parser = trained["2-planar"].get_pipe("planar_parser")
+    assert "root" in parser.label_data and "nsubj" in parser.label_data
