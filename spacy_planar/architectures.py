@@ -16,7 +16,7 @@ from typing import Callable, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Linear, Model, glorot_uniform_init, zero_init
+from thinc.api import Dropout, Linear, Model, glorot_uniform_init, zero_init
 from thinc.types import Floats2d, Floats3d, Ints2d
 
 from . import registrations  # noqa: F401  (the custom registry)
@@ -41,18 +41,19 @@ def build_planar_parser_model(
         params={"W": None, "b": None, "pad": None},
     )
     upper = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
+    dropout = Dropout(0.1)  # on the hidden layer; training.dropout sets its rate
     return Model(
         "planar_parser",
         forward,
         init=init,
-        layers=[tok2vec, lower, upper],
-        refs={"tok2vec": tok2vec, "lower": lower, "upper": upper},
+        layers=[tok2vec, lower, upper, dropout],
+        refs={"tok2vec": tok2vec, "lower": lower, "upper": upper, "dropout": dropout},
         dims={"nO": nO},
     )
 
 
 def init(model: Model, X=None, Y=None) -> Model:
-    tok2vec, lower, upper = model.layers
+    tok2vec, lower, upper, _ = model.layers
     if X is not None:
         tok2vec.initialize(X=X)
     if not lower.has_dim("nI"):
@@ -120,7 +121,7 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> T
     """Training: (docs, ids) -> scores of every state; ids are rows of the
     concatenated tokens of ``docs`` (-1 absent)."""
     docs, ids = inputs
-    tok2vec, lower, upper = model.layers
+    tok2vec, lower, upper, dropout = model.layers
     nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
     ops = model.ops
     tokvecs, bp_tok2vec = tok2vec(docs, is_train)
@@ -129,10 +130,11 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> T
     table, bp_table = lower(X, is_train)
     pre, rows = gather_hidden(ops, table, lower.get_param("b"), ops.asarray(ids))
     hidden, which = ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
-    scores, bp_upper = upper(hidden, is_train)
+    dropped, bp_dropout = dropout(hidden, is_train)
+    scores, bp_upper = upper(dropped, is_train)
 
     def backprop(d_scores: Floats2d) -> List[Floats2d]:
-        d_hidden = bp_upper(d_scores)
+        d_hidden = bp_dropout(bp_upper(d_scores))
         d_pre = ops.backprop_maxout(d_hidden, which, nP).reshape((d_hidden.shape[0], nH * nP))
         lower.inc_grad("b", d_pre.sum(axis=0))
         d_table = ops.alloc3f(*table.shape)

@@ -30,18 +30,32 @@ def input_docs(nlp, sents: List[Sentence]) -> List:
     return docs
 
 
+def ud_tree(doc) -> tuple:
+    """(heads, labels) of a parsed Doc in UD terms: HEAD 0 for roots, and
+    spaCy's own root label ``ROOT`` (its parser's, whatever the data said)
+    written as UD's ``root``."""
+    heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
+    labels = ["root" if h == 0 and t.dep_ == "ROOT" else t.dep_ for h, t in zip(heads, doc)]
+    return heads, labels
+
+
 def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 256) -> List:
     return list(nlp.pipe(input_docs(nlp, sents), batch_size=batch_size))
 
 
 def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
     """The input's lines with HEAD and DEPREL from the parsed Docs."""
-    from spacy.attrs import DEP, HEAD
+    from spacy.tokens import Doc
 
     with atomic_output(path) as f:
         for sent, doc in zip(sents, parsed):
-            out = sentences_to_doc(nlp.vocab, [sent])
-            out.from_array([HEAD, DEP], doc.to_array([HEAD, DEP]))
+            heads, labels = ud_tree(doc)
+            gold = sentences_to_doc(nlp.vocab, [sent])
+            out = Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold],
+                      lemmas=[t.lemma_ for t in gold], pos=[t.pos_ for t in gold], tags=[t.tag_ for t in gold],
+                      morphs=[str(t.morph) for t in gold], deps=labels,
+                      heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)])
+            out.user_data.update(gold.user_data)
             f.write(doc_to_conllu(out))
 
 
@@ -74,14 +88,16 @@ def train(
     ctx: typer.Context,
     config_path: Path = typer.Argument(..., help="A training config"),
     output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
 ) -> None:
     """``spacy train`` as it is, also writing the wall time of the training
     to OUTPUT/train_seconds.json (for ``compare``). Extra options are config
     overrides, as for spacy train (--paths.train ...)."""
-    from spacy.cli._util import parse_config_overrides
+    from spacy.cli._util import parse_config_overrides, setup_gpu
     from spacy.cli.train import train as spacy_train
 
     overrides = parse_config_overrides(ctx.args)
+    setup_gpu(gpu_id)
     start = time.perf_counter()
     spacy_train(config_path, output_path, overrides=overrides)
     seconds = time.perf_counter() - start
@@ -103,8 +119,7 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 256, repeats: 
         best = min(best, time.perf_counter() - start)
     scores = Scores()
     for s, doc in zip(sents, parsed):
-        heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
-        scores.add((s.heads, s.deprels), (heads, [t.dep_ for t in doc]))
+        scores.add((s.heads, s.deprels), ud_tree(doc))
     res = scores.as_dict()
     res["words_per_s"] = sum(len(s) for s in sents) / best
     timing = Path(model_dir).parent / TRAIN_SECONDS

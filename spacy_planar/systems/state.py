@@ -31,8 +31,11 @@ SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
 MOVE_NAMES = ("SHIFT", "REDUCE", "LEFT-ARC", "RIGHT-ARC", "SWITCH", "SWAP")
 LABELLED = (LEFT, RIGHT)
 
-# Feature templates: stack / inactive stack / buffer positions, children.
-FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s1.l", "s1.r", "b0.l")
+# Feature templates: stack / inactive stack / buffer positions, their
+# leftmost / rightmost dependents (l, r), second leftmost / rightmost (l2,
+# r2) and head (h).
+FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", "s0.r2", "s0.h",
+                   "s1.l", "s1.r", "b0.l", "b0.l2")
 FEATURES_2STACK = FEATURES_1STACK + ("i0", "i1")
 
 
@@ -91,6 +94,8 @@ class States:
         self.labels = np.full((B, T), -1, dtype=INT)
         self.lmost = np.full((B, T), -1, dtype=INT)
         self.rmost = np.full((B, T), -1, dtype=INT)
+        self.lmost2 = np.full((B, T), -1, dtype=INT)
+        self.rmost2 = np.full((B, T), -1, dtype=INT)
         self.comp = np.tile(np.arange(T, dtype=INT), (B, 1))
         self.ndeps = np.zeros((B, T), dtype=INT)
         self.active = np.zeros(B, dtype=INT)
@@ -152,10 +157,16 @@ class States:
         self.heads[idx, deps] = heads
         self.labels[idx, deps] = labels
         left = deps < heads
-        lm = self.lmost[idx, heads]
-        rm = self.rmost[idx, heads]
-        self.lmost[idx, heads] = np.where(left & ((lm < 0) | (deps < lm)), deps, lm)
-        self.rmost[idx, heads] = np.where(~left & (deps > rm), deps, rm)
+        lm, lm2 = self.lmost[idx, heads], self.lmost2[idx, heads]
+        rm, rm2 = self.rmost[idx, heads], self.rmost2[idx, heads]
+        new_l = left & ((lm < 0) | (deps < lm))
+        new_l2 = left & ~new_l & ((lm2 < 0) | (deps < lm2))
+        self.lmost2[idx, heads] = np.where(new_l, lm, np.where(new_l2, deps, lm2))
+        self.lmost[idx, heads] = np.where(new_l, deps, lm)
+        new_r = ~left & (deps > rm)
+        new_r2 = ~left & ~new_r & (deps > rm2)
+        self.rmost2[idx, heads] = np.where(new_r, rm, np.where(new_r2, deps, rm2))
+        self.rmost[idx, heads] = np.where(new_r, deps, rm)
         np.add.at(self.ndeps, (idx, heads), 1)
         old = self.comp[idx, deps]
         new = self.comp[idx, heads]
@@ -180,8 +191,10 @@ def gather_features(states: States, templates: Sequence[str]) -> np.ndarray:
     def word(name: str) -> np.ndarray:
         if name not in cache:
             if "." in name:
-                base, side = name.split(".")
-                cache[name] = states.at(states.lmost if side == "l" else states.rmost, word(base))
+                base, rel = name.split(".")
+                table = {"l": states.lmost, "r": states.rmost, "l2": states.lmost2, "r2": states.rmost2,
+                         "h": states.heads}[rel]
+                cache[name] = states.at(table, word(base))
             elif name[0] == "s":
                 cache[name] = states.s(int(name[1:]))
             elif name[0] == "i":
