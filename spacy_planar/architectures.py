@@ -74,20 +74,26 @@ def lower_init(model: Model, X=None, Y=None) -> Model:
 
 
 def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, Callable]:
-    """X (tokens, nI) -> table (tokens + 1, nF, nH * nP); the last row is the
-    padding for absent feature tokens."""
+    """X (tokens, nI) -> table (nF, tokens + 1, nH * nP), feature-major so that
+    each slot's rows are contiguous for the gathers; the last row of each slot
+    is its padding (the vector of an absent token)."""
     nF, nH, nP = (model.get_dim(d) for d in ("nF", "nH", "nP"))
-    W = model.get_param("W")
-    table = model.ops.alloc2f(X.shape[0] + 1, nF * nH * nP, zeros=False)
-    table[:-1] = model.ops.gemm(X, W, trans2=True)
-    table = table.reshape((X.shape[0] + 1, nF, nH * nP))
-    table[-1] = model.get_param("pad")
+    nO = nH * nP
+    W = model.get_param("W").reshape((nF, nO, X.shape[1]))
+    table = model.ops.alloc3f(nF, X.shape[0] + 1, nO, zeros=False)
+    for f in range(nF):
+        model.ops.gemm(X, W[f], trans2=True, out=table[f, :-1])
+    table[:, -1] = model.get_param("pad")
 
     def backprop(d_table: Floats3d) -> Floats2d:
-        model.inc_grad("pad", d_table[-1])
-        d_rows = d_table[:-1].reshape((X.shape[0], nF * nH * nP))
-        model.inc_grad("W", model.ops.gemm(d_rows, X, trans1=True))
-        return model.ops.gemm(d_rows, W)
+        model.inc_grad("pad", d_table[:, -1])
+        dW = model.ops.alloc3f(nF, nO, X.shape[1], zeros=False)
+        dX = model.ops.alloc2f(*X.shape)
+        for f in range(nF):
+            model.ops.gemm(d_table[f, :-1], X, trans1=True, out=dW[f])
+            dX += model.ops.gemm(d_table[f, :-1], W[f])
+        model.inc_grad("W", dW.reshape((nF * nO, X.shape[1])))
+        return dX
 
     return table, backprop
 
@@ -95,10 +101,13 @@ def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, 
 def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
     """Sum over feature slots of the table rows of each state's tokens
     (ids[s, f] = token row, -1 for absent -> the padding row) plus the bias."""
-    n_rows, nF, _ = table.shape
+    nF, n_rows, _ = table.shape
     rows = ops.xp.where(ids < 0, n_rows - 1, ids)
-    hidden = table[rows, ops.xp.arange(nF)[None, :]].sum(axis=1)
-    return hidden + b, rows
+    hidden = table[0].take(rows[:, 0], axis=0)
+    for f in range(1, nF):
+        hidden += table[f].take(rows[:, f], axis=0)
+    hidden += b
+    return hidden, rows
 
 
 def step_scores(model: Model, table: Floats3d, ids: Ints2d) -> Floats2d:
@@ -106,12 +115,13 @@ def step_scores(model: Model, table: Floats3d, ids: Ints2d) -> Floats2d:
     lower, upper = model.get_ref("lower"), model.get_ref("upper")
     nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
     pre, _ = gather_hidden(model.ops, table, lower.get_param("b"), model.ops.asarray(ids))
-    hidden, _ = model.ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
+    hidden = pre.reshape((pre.shape[0], nH, nP)).max(axis=2)  # maxout, without its argmax
     return upper.predict(hidden)
 
 
 def precompute(model: Model, docs: List[Doc]) -> Floats3d:
-    """The feature table of a batch of Docs, their tokens concatenated."""
+    """The feature table of a batch of Docs, their tokens concatenated
+    (row i of each slot: token i; the last row: absent)."""
     tokvecs = model.get_ref("tok2vec").predict(docs)
     X = model.ops.flatten(tokvecs) if tokvecs else model.ops.alloc2f(0, model.get_ref("lower").get_dim("nI"))
     return model.get_ref("lower").predict(X)
@@ -138,8 +148,8 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> T
         d_pre = ops.backprop_maxout(d_hidden, which, nP).reshape((d_hidden.shape[0], nH * nP))
         lower.inc_grad("b", d_pre.sum(axis=0))
         d_table = ops.alloc3f(*table.shape)
-        for f in range(table.shape[1]):
-            ops.scatter_add(d_table[:, f], rows[:, f], d_pre)
+        for f in range(table.shape[0]):
+            ops.scatter_add(d_table[f], rows[:, f], d_pre)
         dX = bp_table(d_table)
         return bp_tok2vec(ops.unflatten(dX, lengths))
 

@@ -114,6 +114,8 @@ class PlanarParser(TrainablePipe):
     def system(self) -> TransitionSystem:
         if self._system is None:
             self._system = self.spec.make(self.cfg["labels"], self.cfg["root_label"])
+            if self.cfg.get("features"):  # the templates the model was trained with
+                self._system.features = tuple(self.cfg["features"])
         return self._system
 
     @property
@@ -234,6 +236,7 @@ class PlanarParser(TrainablePipe):
             for _, tree in trees or []:
                 found.update(probe.prepare_tree(*tree)[1])
         self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
+        self.cfg["features"] = list(probe.features)
         self._system = None
         self._cache.clear()
         self._resize()

@@ -80,7 +80,7 @@ class Planar(TransitionSystem):
             elif move == REDUCE:
                 st.pop(rows, stack)
             elif move == SWITCH:
-                st.active[rows] = 1 - stack
+                st.switch(rows)
             else:
                 top = st.stack[rows, stack, st.sp[rows, stack] - 1]
                 front = st.buf[rows, st.bp[rows] - 1]

@@ -33,9 +33,10 @@ LABELLED = (LEFT, RIGHT)
 
 # Feature templates: stack / inactive stack / buffer positions, their
 # leftmost / rightmost dependents (l, r), second leftmost / rightmost (l2,
-# r2) and head (h).
-FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", "s0.r2", "s0.h",
-                   "s1.l", "s1.r", "b0.l", "b0.l2")
+# r2) or head (h). 13 slots, as spaCy's parser; 2-planar adds the inactive
+# stack's top two.
+FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", "s0.r2",
+                   "s1.l", "s1.r", "b0.l")
 FEATURES_2STACK = FEATURES_1STACK + ("i0", "i1")
 
 
@@ -101,21 +102,46 @@ class States:
         self.active = np.zeros(B, dtype=INT)
         self.last = np.full(B, -1, dtype=INT)
         self.steps = np.zeros(B, dtype=INT)
+        self._memo: Dict[Tuple[str, int], np.ndarray] = {}
         if root_on_stack:
             self.stack[:, 0, 0] = 0
             self.sp[:, 0] = 1
 
     # --- reading -------------------------------------------------------------
+    def tops(self, k: int, inactive: bool = False) -> np.ndarray:
+        """[B, k]: the k top words of the active (or inactive) stack, -1 below the bottom.
+        Memoised until the states change (features and validity share it)."""
+        key = ("i" if inactive else "s", k)
+        if key not in self._memo:
+            st = 1 - self.active if inactive else self.active
+            depth = self.sp[self.rows, st][:, None] - 1 - np.arange(k)[None, :]
+            words = self.stack[self.rows[:, None], st[:, None], np.maximum(depth, 0)]
+            self._memo[key] = np.where(depth >= 0, words, -1)
+        return self._memo[key]
+
+    def fronts(self, k: int) -> np.ndarray:
+        """[B, k]: the k first words of the buffer, -1 past its end (memoised)."""
+        key = ("b", k)
+        if key not in self._memo:
+            depth = self.bp[:, None] - 1 - np.arange(k)[None, :]
+            words = self.buf[self.rows[:, None], np.maximum(depth, 0)]
+            self._memo[key] = np.where(depth >= 0, words, -1)
+        return self._memo[key]
+
     def s(self, k: int = 0, stack: Optional[np.ndarray] = None) -> np.ndarray:
         """The k-th word from the top of the given stacks (default: active), or -1."""
-        st = self.active if stack is None else stack
-        depth = self.sp[self.rows, st] - 1 - k
-        return np.where(depth >= 0, self.stack[self.rows, st, np.maximum(depth, 0)], -1)
+        if stack is None:
+            return self.tops(3)[:, k] if k < 3 else self.tops(k + 1)[:, k]
+        depth = self.sp[self.rows, stack] - 1 - k
+        return np.where(depth >= 0, self.stack[self.rows, stack, np.maximum(depth, 0)], -1)
 
     def b(self, k: int = 0) -> np.ndarray:
         """The k-th word of the buffer (b0 = the front), or -1."""
-        depth = self.bp - 1 - k
-        return np.where(depth >= 0, self.buf[self.rows, np.maximum(depth, 0)], -1)
+        return self.fronts(3)[:, k] if k < 3 else self.fronts(k + 1)[:, k]
+
+    def changed(self) -> None:
+        """Forget memoised positions (every mutation calls this)."""
+        self._memo.clear()
 
     def at(self, table: np.ndarray, words: np.ndarray) -> np.ndarray:
         """table[b, words[b]] with -1 for absent words."""
@@ -123,6 +149,11 @@ class States:
 
     def stack_size(self, stack: Optional[np.ndarray] = None) -> np.ndarray:
         return self.sp[self.rows, self.active if stack is None else stack]
+
+    def switch(self, idx: np.ndarray) -> None:
+        """Swap the active and the inactive stack of rows idx."""
+        self._memo.clear()
+        self.active[idx] = 1 - self.active[idx]
 
     def in_stack(self, stack: np.ndarray) -> np.ndarray:
         """[B, T] boolean: word w is on the given stack of row b."""
@@ -135,18 +166,22 @@ class States:
 
     # --- changing (each on the rows ``idx``) ------------------------------------
     def push(self, idx: np.ndarray, stack: np.ndarray, words: np.ndarray) -> None:
+        self._memo.clear()
         self.stack[idx, stack, self.sp[idx, stack]] = words
         self.sp[idx, stack] += 1
 
     def pop(self, idx: np.ndarray, stack: np.ndarray) -> np.ndarray:
+        self._memo.clear()
         self.sp[idx, stack] -= 1
         return self.stack[idx, stack, self.sp[idx, stack]]
 
     def pop_buffer(self, idx: np.ndarray) -> np.ndarray:
+        self._memo.clear()
         self.bp[idx] -= 1
         return self.buf[idx, self.bp[idx]]
 
     def push_buffer(self, idx: np.ndarray, words: np.ndarray) -> None:
+        self._memo.clear()
         self.buf[idx, self.bp[idx]] = words
         self.bp[idx] += 1
 
@@ -154,6 +189,7 @@ class States:
         """Add the arcs heads[k] -> deps[k] (label ids) to rows idx[k]."""
         if len(idx) == 0:
             return
+        self._memo.clear()
         self.heads[idx, deps] = heads
         self.labels[idx, deps] = labels
         left = deps < heads
@@ -186,24 +222,25 @@ class States:
 def gather_features(states: States, templates: Sequence[str]) -> np.ndarray:
     """The feature tokens of every state: [B, len(templates)] word indices
     (0-based, as in the Doc's sentence), -1 where absent or the root."""
+    if not templates:
+        return np.zeros((states.B, 0), dtype=INT)
     cache: Dict[str, np.ndarray] = {}
+    tables = {"l": states.lmost, "r": states.rmost, "l2": states.lmost2, "r2": states.rmost2, "h": states.heads}
 
     def word(name: str) -> np.ndarray:
         if name not in cache:
             if "." in name:
                 base, rel = name.split(".")
-                table = {"l": states.lmost, "r": states.rmost, "l2": states.lmost2, "r2": states.rmost2,
-                         "h": states.heads}[rel]
-                cache[name] = states.at(table, word(base))
+                cache[name] = states.at(tables[rel], word(base))
             elif name[0] == "s":
-                cache[name] = states.s(int(name[1:]))
+                cache[name] = states.tops(3)[:, int(name[1:])]
             elif name[0] == "i":
-                cache[name] = states.s(int(name[1:]), stack=1 - states.active)
+                cache[name] = states.tops(2, inactive=True)[:, int(name[1:])]
             else:
-                cache[name] = states.b(int(name[1:]))
+                cache[name] = states.fronts(3)[:, int(name[1:])]
         return cache[name]
 
-    out = np.stack([word(t) for t in templates], axis=1) if templates else np.zeros((states.B, 0), dtype=INT)
+    out = np.stack([word(t) for t in templates], axis=1)
     return np.where(out > 0, out - 1, -1)
 
 
