@@ -51,24 +51,27 @@ class ArcEager(TransitionSystem):
         valid[:, RIGHT] = has_s & has_b
         return valid
 
-    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
-        zero = np.zeros(len(idx), dtype=idx.dtype)
-        for move in (SHIFT, REDUCE, LEFT, RIGHT):
-            sel = moves == move
-            if not sel.any():
-                continue
-            rows, lab, stack = idx[sel], labels[sel], zero[sel]
-            if move == SHIFT:
-                st.push(rows, stack, st.pop_buffer(rows))
-            elif move == REDUCE:
-                st.pop(rows, stack)
-            elif move == LEFT:
-                dep = st.pop(rows, stack)
-                st.add_arcs(rows, st.buf[rows, st.bp[rows] - 1], dep, lab)
-            else:
-                dep = st.pop_buffer(rows)
-                st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], dep, lab)
-                st.push(rows, stack, dep)
+    def transitions(self):
+        return {SHIFT: self.shift, REDUCE: self.reduce, LEFT: self.left_arc, RIGHT: self.right_arc}
+
+    @staticmethod
+    def shift(st: States, rows, labels, stack) -> None:
+        st.push(rows, stack, st.pop_buffer(rows))
+
+    @staticmethod
+    def reduce(st: States, rows, labels, stack) -> None:
+        st.pop(rows, stack)
+
+    @staticmethod
+    def left_arc(st: States, rows, labels, stack) -> None:
+        dep = st.pop(rows, stack)
+        st.add_arcs(rows, st.buf[rows, st.bp[rows] - 1], dep, labels)
+
+    @staticmethod
+    def right_arc(st: States, rows, labels, stack) -> None:
+        dep = st.pop_buffer(rows)
+        st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], dep, labels)
+        st.push(rows, stack, dep)
 
     def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
         s0, b0 = st.s(0), st.b(0)

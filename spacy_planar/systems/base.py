@@ -7,7 +7,7 @@ here run any of them over many sentences at once.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -18,7 +18,7 @@ Tree = Tuple[Sequence[int], Sequence[str]]
 
 class TransitionSystem:
     """Base class. Subclasses set ``name``, ``moves`` and implement
-    ``valid_moves``, ``apply_moves``, ``oracle`` and ``max_steps``."""
+    ``valid_moves``, ``transitions``, ``oracle`` and ``max_steps``."""
 
     name = "base"
     moves: Tuple[int, ...] = ()
@@ -41,8 +41,17 @@ class TransitionSystem:
         """[B, 6] boolean: which moves are allowed in each state."""
         raise NotImplementedError
 
-    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+    def transitions(self) -> Dict[int, Callable]:
+        """move -> function(states, rows, label ids, stacks) applying it to those rows."""
         raise NotImplementedError
+
+    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        """Apply each row's move: rows are grouped by move, one call per move."""
+        stacks = st.active[idx]
+        for move, apply in self.transitions().items():
+            sel = moves == move
+            if sel.any():
+                apply(st, idx[sel], labels[sel], stacks[sel])
 
     def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
         """The static oracle's (move, label id) for every state."""

@@ -66,28 +66,31 @@ class Planar(TransitionSystem):
         valid[:, SWITCH] = st.last != SWITCH  # used by 2-planar only
         return valid
 
-    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
-        active = st.active[idx]
-        for move in (SHIFT, REDUCE, LEFT, RIGHT, SWITCH):
-            sel = moves == move
-            if not sel.any():
-                continue
-            rows, lab, stack = idx[sel], labels[sel], active[sel]
-            if move == SHIFT:  # onto every stack
-                word = st.pop_buffer(rows)
-                for s in range(st.stack.shape[1]):
-                    st.push(rows, np.full(len(rows), s), word)
-            elif move == REDUCE:
-                st.pop(rows, stack)
-            elif move == SWITCH:
-                st.switch(rows)
-            else:
-                top = st.stack[rows, stack, st.sp[rows, stack] - 1]
-                front = st.buf[rows, st.bp[rows] - 1]
-                if move == LEFT:
-                    st.add_arcs(rows, front, top, lab)
-                else:
-                    st.add_arcs(rows, top, front, lab)
+    def transitions(self):
+        return {SHIFT: self.shift, REDUCE: self.reduce, LEFT: self.left_arc, RIGHT: self.right_arc,
+                SWITCH: self.switch}
+
+    @staticmethod
+    def shift(st: States, rows, labels, stack) -> None:
+        word = st.pop_buffer(rows)
+        for s in range(st.stack.shape[1]):  # onto every stack
+            st.push(rows, np.full(len(rows), s), word)
+
+    @staticmethod
+    def reduce(st: States, rows, labels, stack) -> None:
+        st.pop(rows, stack)
+
+    @staticmethod
+    def left_arc(st: States, rows, labels, stack) -> None:
+        st.add_arcs(rows, st.buf[rows, st.bp[rows] - 1], st.stack[rows, stack, st.sp[rows, stack] - 1], labels)
+
+    @staticmethod
+    def right_arc(st: States, rows, labels, stack) -> None:
+        st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], st.buf[rows, st.bp[rows] - 1], labels)
+
+    @staticmethod
+    def switch(st: States, rows, labels, stack) -> None:
+        st.switch(rows)
 
     def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
         s0, b0 = st.s(0), st.b(0)

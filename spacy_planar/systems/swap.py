@@ -62,26 +62,29 @@ class Swap(TransitionSystem):
         valid[:, SWAP] = (s1 >= 1) & (s1 < s0)
         return valid
 
-    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
-        zero = np.zeros(len(idx), dtype=idx.dtype)
-        for move in (SHIFT, LEFT, RIGHT, SWAP):
-            sel = moves == move
-            if not sel.any():
-                continue
-            rows, lab, stack = idx[sel], labels[sel], zero[sel]
-            if move == SHIFT:
-                st.push(rows, stack, st.pop_buffer(rows))
-                continue
-            j = st.pop(rows, stack)
-            if move == RIGHT:
-                st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], j, lab)
-                continue
-            i = st.pop(rows, stack)
-            if move == LEFT:
-                st.add_arcs(rows, j, i, lab)
-            else:
-                st.push_buffer(rows, i)
-            st.push(rows, stack, j)
+    def transitions(self):
+        return {SHIFT: self.shift, LEFT: self.left_arc, RIGHT: self.right_arc, SWAP: self.swap}
+
+    @staticmethod
+    def shift(st: States, rows, labels, stack) -> None:
+        st.push(rows, stack, st.pop_buffer(rows))
+
+    @staticmethod
+    def left_arc(st: States, rows, labels, stack) -> None:
+        j = st.pop(rows, stack)
+        st.add_arcs(rows, j, st.pop(rows, stack), labels)
+        st.push(rows, stack, j)
+
+    @staticmethod
+    def right_arc(st: States, rows, labels, stack) -> None:
+        j = st.pop(rows, stack)
+        st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], j, labels)
+
+    @staticmethod
+    def swap(st: States, rows, labels, stack) -> None:
+        j = st.pop(rows, stack)
+        st.push_buffer(rows, st.pop(rows, stack))
+        st.push(rows, stack, j)
 
     def _arcs(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         s0, s1 = st.s(0), st.s(1)
