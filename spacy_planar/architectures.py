@@ -1,7 +1,8 @@
 """The parser's Thinc model.
 
 ``spacy-planar.PlanarParserModel.v1``: tok2vec -> the tokens of each state's
-feature slots -> one hidden maxout layer -> a score per action. As in spaCy's
+feature slots, plus the labels of the arcs into some of them -> one hidden
+maxout layer -> a score per action. As in spaCy's
 parser, the hidden layer's input projection is *precomputable*: each token's
 contribution to each feature slot is computed once per batch of Docs (a
 table of shape (tokens + 1, slots, hidden x pieces), the last row holding the
@@ -40,25 +41,33 @@ def build_planar_parser_model(
         dims={"nI": None, "nF": None, "nH": hidden_width, "nP": maxout_pieces},
         params={"W": None, "b": None, "pad": None},
     )
+    labels = Model(
+        "planar_label_features",
+        labels_forward,
+        init=labels_init,
+        dims={"nL": None, "nV": None, "nO": hidden_width * maxout_pieces},
+        params={"E": None},
+    )
     upper = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
     dropout = Dropout(0.1)  # on the hidden layer; training.dropout sets its rate
     return Model(
         "planar_parser",
         forward,
         init=init,
-        layers=[tok2vec, lower, upper, dropout],
-        refs={"tok2vec": tok2vec, "lower": lower, "upper": upper, "dropout": dropout},
+        layers=[tok2vec, lower, upper, dropout, labels],
+        refs={"tok2vec": tok2vec, "lower": lower, "upper": upper, "dropout": dropout, "labels": labels},
         dims={"nO": nO},
     )
 
 
 def init(model: Model, X=None, Y=None) -> Model:
-    tok2vec, lower, upper, _ = model.layers
+    tok2vec, lower, upper, _, labels = model.layers
     if X is not None:
         tok2vec.initialize(X=X)
     if not lower.has_dim("nI"):
         lower.set_dim("nI", tok2vec.get_dim("nO"))
     lower.initialize()
+    labels.initialize()
     if model.has_dim("nO"):
         upper.set_dim("nO", model.get_dim("nO"))
     upper.initialize()
@@ -71,6 +80,31 @@ def lower_init(model: Model, X=None, Y=None) -> Model:
     model.set_param("b", model.ops.alloc1f(nH * nP))
     model.set_param("pad", model.ops.alloc2f(nF, nH * nP))
     return model
+
+
+def labels_init(model: Model, X=None, Y=None) -> Model:
+    nL, nV, nO = (model.get_dim(d) for d in ("nL", "nV", "nO"))
+    model.set_param("E", model.ops.alloc3f(nL, nV, nO))
+    return model
+
+
+def labels_forward(model: Model, lab_ids: Ints2d, is_train: bool) -> Tuple[Floats2d, Callable]:
+    """Label features: for each slot, the label of the arc into that word (the
+    last row: no arc) -> its learned contribution to the hidden layer."""
+    E = model.get_param("E")
+    nL, nV, nO = E.shape
+    rows = model.ops.xp.where(lab_ids < 0, nV - 1, lab_ids)
+    out = model.ops.alloc2f(lab_ids.shape[0], nO)
+    for l in range(nL):
+        out += E[l].take(rows[:, l], axis=0)
+
+    def backprop(d_out: Floats2d) -> None:
+        dE = model.ops.alloc3f(nL, nV, nO)
+        for l in range(nL):
+            model.ops.scatter_add(dE[l], rows[:, l], d_out)
+        model.inc_grad("E", dE)
+
+    return out, backprop
 
 
 def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, Callable]:
@@ -110,11 +144,13 @@ def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
     return hidden, rows
 
 
-def step_scores(model: Model, table: Floats3d, ids: Ints2d) -> Floats2d:
-    """Scores of the actions for states with feature tokens ``ids`` (no gradient)."""
+def step_scores(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
+    """Scores of the actions for states with feature tokens ``ids`` and label
+    features ``lab_ids`` (no gradient)."""
     lower, upper = model.get_ref("lower"), model.get_ref("upper")
     nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
     pre, _ = gather_hidden(model.ops, table, lower.get_param("b"), model.ops.asarray(ids))
+    pre += model.get_ref("labels").predict(model.ops.asarray(lab_ids))
     hidden = pre.reshape((pre.shape[0], nH, nP)).max(axis=2)  # maxout, without its argmax
     return upper.predict(hidden)
 
@@ -127,11 +163,11 @@ def precompute(model: Model, docs: List[Doc]) -> Floats3d:
     return model.get_ref("lower").predict(X)
 
 
-def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> Tuple[Floats2d, Callable]:
-    """Training: (docs, ids) -> scores of every state; ids are rows of the
-    concatenated tokens of ``docs`` (-1 absent)."""
-    docs, ids = inputs
-    tok2vec, lower, upper, dropout = model.layers
+def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bool) -> Tuple[Floats2d, Callable]:
+    """Training: (docs, ids, label ids) -> scores of every state; ids are rows
+    of the concatenated tokens of ``docs`` (-1 absent)."""
+    docs, ids, lab_ids = inputs
+    tok2vec, lower, upper, dropout, labels = model.layers
     nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
     ops = model.ops
     tokvecs, bp_tok2vec = tok2vec(docs, is_train)
@@ -139,6 +175,8 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> T
     X = ops.flatten(tokvecs)
     table, bp_table = lower(X, is_train)
     pre, rows = gather_hidden(ops, table, lower.get_param("b"), ops.asarray(ids))
+    from_labels, bp_labels = labels(ops.asarray(lab_ids), is_train)
+    pre += from_labels
     hidden, which = ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
     dropped, bp_dropout = dropout(hidden, is_train)
     scores, bp_upper = upper(dropped, is_train)
@@ -147,6 +185,7 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d], is_train: bool) -> T
         d_hidden = bp_dropout(bp_upper(d_scores))
         d_pre = ops.backprop_maxout(d_hidden, which, nP).reshape((d_hidden.shape[0], nH * nP))
         lower.inc_grad("b", d_pre.sum(axis=0))
+        bp_labels(d_pre)
         d_table = ops.alloc3f(*table.shape)
         for f in range(table.shape[0]):
             ops.scatter_add(d_table[f], rows[:, f], d_pre)

@@ -116,6 +116,7 @@ class PlanarParser(TrainablePipe):
             self._system = self.spec.make(self.cfg["labels"], self.cfg["root_label"])
             if self.cfg.get("features"):  # the templates the model was trained with
                 self._system.features = tuple(self.cfg["features"])
+                self._system.label_features = tuple(self.cfg.get("label_features", ()))
         return self._system
 
     @property
@@ -138,6 +139,8 @@ class PlanarParser(TrainablePipe):
     def _resize(self) -> None:
         system = self.system
         self.model.get_ref("lower").set_dim("nF", len(system.features), force=True)
+        self.model.get_ref("labels").set_dim("nL", len(system.label_features), force=True)
+        self.model.get_ref("labels").set_dim("nV", len(system.labels) + 1, force=True)
         upper = self.model.get_ref("upper")
         if upper.has_param("W") and upper.get_dim("nO") != len(system.table):
             raise ValueError(f"[E060] {self.name}: the model has {upper.get_dim('nO')} actions but the "
@@ -182,8 +185,8 @@ class PlanarParser(TrainablePipe):
         return out
 
     def _oracle(self, examples: Sequence[Example]) -> List[Optional[List]]:
-        """Per example: a list of (start, features, actions, valid moves) per
-        unit, from the cache or from one batched oracle run."""
+        """Per example: a list of (start, features, label features, actions,
+        valid moves) per unit, from the cache or from one batched oracle run."""
         system = self.system
         todo: List[Tuple[int, int, Tree, int]] = []
         out: List[Optional[List]] = []
@@ -205,14 +208,15 @@ class PlanarParser(TrainablePipe):
             for idx in batches([len(t[0]) for t in prepared], 256):
                 for kind, payload in oracle_run(system, [prepared[i] for i in idx], with_features=True):
                     if kind == "step":
-                        rows, feats, actions, valid = payload
-                        for r, f, a, v in zip(rows, feats, actions, valid):
-                            steps[idx[r]].append((f, a, v))
+                        rows, feats, labs, actions, valid = payload
+                        for r, f, l, a, v in zip(rows, feats, labs, actions, valid):
+                            steps[idx[r]].append((f, l, a, v))
             for (k, start, _, key), seq in zip(todo, steps):
                 if not seq:
                     continue
-                f, a, v = zip(*seq)
-                out[k].append((start, np.array(f, dtype=np.int32), np.array(a, dtype=INT), np.array(v, dtype=bool)))
+                f, l, a, v = zip(*seq)
+                out[k].append((start, np.array(f, dtype=np.int32), np.array(l, dtype=np.int32),
+                               np.array(a, dtype=INT), np.array(v, dtype=bool)))
             for (k, _, _, key) in todo:
                 self._cache[key] = out[k]
         return out
@@ -237,6 +241,7 @@ class PlanarParser(TrainablePipe):
                 found.update(probe.prepare_tree(*tree)[1])
         self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
         self.cfg["features"] = list(probe.features)
+        self.cfg["label_features"] = list(probe.label_features)
         self._system = None
         self._cache.clear()
         self._resize()
@@ -251,13 +256,14 @@ class PlanarParser(TrainablePipe):
         examples = list(examples)
         validate_examples(examples, "PlanarParser.update")
         seqs = self._oracle(examples)
-        docs, ids, actions, valid = [], [], [], []
+        docs, ids, labs, actions, valid = [], [], [], [], []
         offset = 0
         for eg, units in zip(examples, seqs):
             if not units:
                 continue
-            for start, f, a, v in units:
+            for start, f, l, a, v in units:
                 ids.append(np.where(f >= 0, f + offset + start, -1))
+                labs.append(l)
                 actions.append(a)
                 valid.append(v)
             docs.append(eg.predicted)
@@ -266,7 +272,7 @@ class PlanarParser(TrainablePipe):
             return losses
         set_dropout_rate(self.model, drop)
         ids_a = np.concatenate(ids)
-        scores, backprop = self.model.begin_update((docs, ids_a))
+        scores, backprop = self.model.begin_update((docs, ids_a, np.concatenate(labs)))
         d_scores, loss = self.get_loss_from(scores, np.concatenate(actions), np.concatenate(valid))
         backprop(d_scores)
         if sgd not in (None, False):
@@ -312,9 +318,10 @@ class PlanarParser(TrainablePipe):
                 if not live.any():
                     break
                 rows = np.flatnonzero(live)
-                feats = system.get_features(st)[rows]
+                feats, labs = system.get_features(st)
+                feats = feats[rows]
                 ids = np.where(feats >= 0, feats + offsets[rows, None], -1)
-                scores = self.model.ops.to_numpy(architectures.step_scores(self.model, table, ids))
+                scores = self.model.ops.to_numpy(architectures.step_scores(self.model, table, ids, labs[rows]))
                 valid = system.valid_actions(st)[rows]
                 stuck = ~valid.any(axis=1)
                 dead[rows[stuck]] = True  # never expected: a system always has a valid move

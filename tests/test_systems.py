@@ -137,12 +137,15 @@ def test_features_do_not_depend_on_the_batch(trees, variant):
     together = [step for kind, step in oracle_run(system, prepared, with_features=True) if kind == "step"]
     alone = [[step for kind, step in oracle_run(system, [t], with_features=True) if kind == "step"] for t in prepared]
     for b in range(len(trees)):
-        feats = [f[list(rows).index(b)] for rows, f, _, _ in together if b in rows]
-        acts = [a[list(rows).index(b)] for rows, _, a, _ in together if b in rows]
-        assert np.array_equal(np.array(feats), np.array([f[0] for _, f, _, _ in alone[b]]))
-        assert acts == [a[0] for _, _, a, _ in alone[b]]
+        feats = [f[list(rows).index(b)] for rows, f, _, _, _ in together if b in rows]
+        labs = [l[list(rows).index(b)] for rows, _, l, _, _ in together if b in rows]
+        acts = [a[list(rows).index(b)] for rows, _, _, a, _ in together if b in rows]
+        assert np.array_equal(np.array(feats), np.array([f[0] for _, f, _, _, _ in alone[b]]))
+        assert np.array_equal(np.array(labs), np.array([l[0] for _, _, l, _, _ in alone[b]]))
+        assert acts == [a[0] for _, _, _, a, _ in alone[b]]
         n = len(trees[b][0])
         assert all(((f >= -1) & (f < n)).all() for f in feats)
+        assert all(((l >= -1) & (l < len(system.labels))).all() for l in labs)
 
 
 def test_action_table_is_data():

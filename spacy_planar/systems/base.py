@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .state import FEATURES_1STACK, INT, LABELLED, MOVE_NAMES, ActionTable, Gold, States, gather_features
+from .state import FEATURES_1STACK, INT, LABEL_FEATURES, LABELLED, MOVE_NAMES, ActionTable, Gold, States, gather_features
 
 Tree = Tuple[Sequence[int], Sequence[str]]
 
@@ -25,6 +25,7 @@ class TransitionSystem:
     n_stacks = 1
     root_on_stack = False
     features: Tuple[str, ...] = FEATURES_1STACK
+    label_features: Tuple[str, ...] = LABEL_FEATURES
 
     def __init__(self, labels: Sequence[str], root_label: str = "root"):
         labels = list(labels)
@@ -101,8 +102,9 @@ class TransitionSystem:
         st.last[idx] = moves
         st.steps[idx] += 1
 
-    def get_features(self, st: States) -> np.ndarray:
-        return gather_features(st, self.features)
+    def get_features(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
+        """(feature tokens [B, F], label ids of their arcs [B, L])."""
+        return gather_features(st, self.features, self.label_features)
 
     def label_tree(self, tree: Tree) -> Tuple[List[int], List[int]]:
         heads, labels = tree
@@ -120,7 +122,8 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
                ) -> Iterator[Tuple[str, object]]:
     """Run the static oracle over a batch of prepared gold trees.
 
-    Yields ("step", (rows, features, actions, valid moves [rows, 6])) for
+    Yields ("step", (rows, features, label features, actions, valid moves
+    [rows, 6])) for
     every transition when ``with_features`` (the training data), and finally ("done", (states,
     moves counter)). Raises RuntimeError if a state outlives its bound.
     """
@@ -145,7 +148,8 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
                                f"{MOVE_NAMES[moves[bad[0]]]} in sentence {bad[0]} of the batch")
         if with_features:
             moves_ok = system.valid_moves(st)[rows]
-            yield "step", (rows, system.get_features(st)[rows], actions[rows], moves_ok)
+            feats, labs = system.get_features(st)
+            yield "step", (rows, feats[rows], labs[rows], actions[rows], moves_ok)
         counts.update(system.table.move_of[actions[rows]].tolist())
         system.apply(st, actions)
         if (st.steps > bound).any():

@@ -17,7 +17,9 @@ The acyclicity check is "wi and wj in different components" (``States.comp``).
 
 Oracle (section 4.3): LEFT-ARC if wj -> wi ∈ E \\ A; RIGHT-ARC if wi -> wj ∈ E \\ A;
 REDUCE if some wx, x < i, has a link with wj in E \\ A; SHIFT otherwise. It
-reproduces every planar tree. A tree that is not planar is trained on the
+reproduces every planar tree. (Reducing words as soon as their links are all
+built, instead, gave 0.7 less LAS on Gothic dev with 2-planar: it was tried
+and left out.) A tree that is not planar is trained on the
 links that fit: links are kept greedily in the order the parser would build
 them (by right end, then nearest left end first) unless they cross a kept one;
 the words whose links are dropped become roots (``not_covered`` counts them).

@@ -38,6 +38,8 @@ LABELLED = (LEFT, RIGHT)
 FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", "s0.r2",
                    "s1.l", "s1.r", "b0.l")
 FEATURES_2STACK = FEATURES_1STACK + ("i0", "i1")
+# Label features: the label of the arc into each of these words (-1: none yet).
+LABEL_FEATURES = ("s0", "s1", "s0.l", "s0.r", "s0.l2", "s0.r2", "s1.l", "s1.r", "b0.l")
 
 
 class ActionTable:
@@ -219,11 +221,12 @@ class States:
         return [(heads[b, 1:n + 1].tolist(), labels[b, 1:n + 1].tolist()) for b, n in enumerate(self.n)]
 
 
-def gather_features(states: States, templates: Sequence[str]) -> np.ndarray:
+def gather_features(states: States, templates: Sequence[str],
+                    label_templates: Sequence[str] = ()) -> Tuple[np.ndarray, np.ndarray]:
     """The feature tokens of every state: [B, len(templates)] word indices
-    (0-based, as in the Doc's sentence), -1 where absent or the root."""
-    if not templates:
-        return np.zeros((states.B, 0), dtype=INT)
+    (0-based, as in the Doc's sentence), -1 where absent or the root; and
+    [B, len(label_templates)] the label ids of the arcs into those words,
+    -1 where none."""
     cache: Dict[str, np.ndarray] = {}
     tables = {"l": states.lmost, "r": states.rmost, "l2": states.lmost2, "r2": states.rmost2, "h": states.heads}
 
@@ -240,8 +243,12 @@ def gather_features(states: States, templates: Sequence[str]) -> np.ndarray:
                 cache[name] = states.fronts(3)[:, int(name[1:])]
         return cache[name]
 
-    out = np.stack([word(t) for t in templates], axis=1)
-    return np.where(out > 0, out - 1, -1)
+    def stack(columns: List[np.ndarray]) -> np.ndarray:
+        return np.stack(columns, axis=1) if columns else np.zeros((states.B, 0), dtype=INT)
+
+    words = stack([word(t) for t in templates])
+    labels = stack([states.at(states.labels, word(t)) for t in label_templates])
+    return np.where(words > 0, words - 1, -1), labels
 
 
 @dataclass
