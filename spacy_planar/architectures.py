@@ -151,7 +151,11 @@ def step_scores(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d) -> 
     nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
     pre, _ = gather_hidden(model.ops, table, lower.get_param("b"), model.ops.asarray(ids))
     pre += model.get_ref("labels").predict(model.ops.asarray(lab_ids))
-    hidden = pre.reshape((pre.shape[0], nH, nP)).max(axis=2)  # maxout, without its argmax
+    # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
+    # and an elementwise maximum of strided views is far faster than max(axis=2)
+    hidden = pre[:, 0::nP]
+    for piece in range(1, nP):
+        hidden = model.ops.xp.maximum(hidden, pre[:, piece::nP])
     return upper.predict(hidden)
 
 

@@ -27,7 +27,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Config, Model, set_dropout_rate
 
 from . import architectures, registrations  # noqa: F401  (registered functions)
-from .pseudoproj import is_decorated, undecorate
+from .pseudoproj import undecorate
 from .registrations import SystemSpec
 from .scorer import planar_parser_score
 from .systems import TransitionSystem
@@ -310,31 +310,42 @@ class PlanarParser(TrainablePipe):
         doc_start = np.cumsum([0] + [len(d) for d in docs])
         for idx in batches([e - s for _, s, e in units], 2048):
             group = [units[i] for i in idx]
-            st = system.init_states([e - s for _, s, e in group])
-            offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
-            dead = np.zeros(st.B, dtype=bool)
-            while True:
-                live = ~(system.is_final(st) | dead)
-                if not live.any():
-                    break
-                rows = np.flatnonzero(live)
-                feats, labs = system.get_features(st)
-                feats = feats[rows]
-                ids = np.where(feats >= 0, feats + offsets[rows, None], -1)
-                scores = self.model.ops.to_numpy(architectures.step_scores(self.model, table, ids, labs[rows]))
-                valid = system.valid_actions(st)[rows]
-                stuck = ~valid.any(axis=1)
-                dead[rows[stuck]] = True  # never expected: a system always has a valid move
-                actions = np.full(st.B, -1, dtype=INT)
-                actions[rows] = np.where(valid, scores, -np.inf).argmax(axis=1)
-                actions[rows[stuck]] = -1
-                system.apply(st, actions)
-            for (k, s, e), tree in zip(group, system.output_trees(st)):
+            trees = self._parse_group(system, table, [e - s for _, s, e in group],
+                                      np.array([doc_start[k] + s for k, s, _ in group], dtype=INT))
+            for (k, s, e), tree in zip(group, trees):
                 out[k].append(((s, e), tree))
         return out
 
+    def _parse_group(self, system: TransitionSystem, table, lengths: List[int], offsets: np.ndarray) -> List[Tree]:
+        """Greedy parse of units of the given lengths (their first tokens at
+        ``offsets`` in the table); finished rows are dropped along the way."""
+        st = system.init_states(lengths)
+        index = np.arange(st.B)  # row of st -> unit
+        trees: List[Optional[Tree]] = [None] * st.B
+        dead = np.zeros(st.B, dtype=bool)
+        while True:
+            done = system.is_final(st) | dead
+            if done.all() or done.sum() * 2 > st.B:
+                for r, tree in zip(np.flatnonzero(done), system.output_trees(st, np.flatnonzero(done))):
+                    trees[index[r]] = tree
+                if done.all():
+                    return trees
+                keep = np.flatnonzero(~done)
+                st, index, offsets, dead = st.select(keep), index[keep], offsets[keep], dead[keep]
+                continue
+            feats, labs = system.get_features(st)
+            ids = np.where(feats >= 0, feats + offsets[:, None], -1)
+            scores = self.model.ops.to_numpy(architectures.step_scores(self.model, table, ids, labs))
+            valid = system.valid_actions(st)
+            stuck = ~valid.any(axis=1) & ~done
+            dead |= stuck  # never expected: a system always has a valid move
+            actions = np.where(valid, scores, -np.inf).argmax(axis=1)
+            actions[done | stuck] = -1
+            system.apply(st, actions)
+
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         strings = self.vocab.strings
+        label_hash: Dict[str, int] = {}
         for doc, units in zip(docs, predictions):
             if len(doc) == 0:
                 continue
@@ -344,10 +355,13 @@ class PlanarParser(TrainablePipe):
                     heads, labels = self.one_root(heads, labels)
                 if tree_error(heads) is not None:  # never expected; keep the Doc valid
                     heads, labels = [0] * len(heads), [self.cfg["root_label"]] * len(heads)
-                for i, (h, label) in enumerate(zip(heads, labels)):
-                    rel = 0 if h == 0 else h - 1 - i
-                    arr[start + i, 0] = np.uint64(rel % (1 << 64))
-                    arr[start + i, 1] = strings.add(undecorate(label) if is_decorated(label) else label)
+                h = np.asarray(heads, dtype=np.int64)
+                i = np.arange(len(h))
+                arr[start:end, 0] = np.where(h == 0, 0, h - 1 - i).astype("uint64")  # relative, two's complement
+                for label in labels:
+                    if label not in label_hash:
+                        label_hash[label] = strings.add(undecorate(label))
+                arr[start:end, 1] = [label_hash[label] for label in labels]
             doc.from_array([HEAD, DEP], arr)
 
     def one_root(self, heads: List[int], labels: List[str]) -> Tree:

@@ -23,7 +23,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from ..pseudoproj import check_encoding, deprojectivize, projectivize
+from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
 from .base import TransitionSystem, Tree
 from .state import LEFT, REDUCE, RIGHT, SHIFT, Gold, States
 
@@ -90,6 +90,8 @@ class ArcEager(TransitionSystem):
         return p.heads, p.labels
 
     def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
+        if not any(is_decorated(label) for label in labels):
+            return heads, labels
         return deprojectivize(heads, labels, self.encoding)
 
     def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .state import FEATURES_1STACK, INT, LABEL_FEATURES, LABELLED, MOVE_NAMES, ActionTable, Gold, States, gather_features
+from .state import FEATURES_1STACK, INT, LABEL_FEATURES, LABELLED, MOVE_NAMES, ActionTable, FeaturePlan, Gold, States
 
 Tree = Tuple[Sequence[int], Sequence[str]]
 
@@ -104,16 +104,20 @@ class TransitionSystem:
 
     def get_features(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         """(feature tokens [B, F], label ids of their arcs [B, L])."""
-        return gather_features(st, self.features, self.label_features)
+        key = (tuple(self.features), tuple(self.label_features))
+        if getattr(self, "_plan_key", None) != key:
+            self._plan, self._plan_key = FeaturePlan(*key), key
+        return self._plan.gather(st)
 
     def label_tree(self, tree: Tree) -> Tuple[List[int], List[int]]:
         heads, labels = tree
         return list(heads), [self.label_ids.get(l, self.root_id) for l in labels]
 
-    def output_trees(self, st: States) -> List[Tree]:
-        """Final trees with string labels, decoded (headless words are roots)."""
+    def output_trees(self, st: States, rows: Optional[Sequence[int]] = None) -> List[Tree]:
+        """Final trees (of ``rows``, default all) with string labels, decoded
+        (headless words are roots)."""
         out = []
-        for heads, labels in st.trees(self.root_id):
+        for heads, labels in st.trees(self.root_id, rows):
             out.append(self.decode_tree(heads, [self.labels[l] for l in labels]))
         return out
 

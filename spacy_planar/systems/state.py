@@ -39,7 +39,10 @@ FEATURES_1STACK = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", 
                    "s1.l", "s1.r", "b0.l")
 FEATURES_2STACK = FEATURES_1STACK + ("i0", "i1")
 # Label features: the label of the arc into each of these words (-1: none yet).
-LABEL_FEATURES = ("s0", "s1", "s0.l", "s0.r", "s0.l2", "s0.r2", "s1.l", "s1.r", "b0.l")
+LABEL_FEATURES = ("s0", "s1", "s0.l", "s0.r", "b0.l")
+# columns of States.info, the per-word facts that features read
+LMOST, RMOST, LMOST2, RMOST2, HEAD, LABEL = range(6)
+RELATIONS = {"l": LMOST, "r": RMOST, "l2": LMOST2, "r2": RMOST2, "h": HEAD}
 
 
 class ActionTable:
@@ -93,12 +96,12 @@ class States:
         # buffer: words n..1, so that word 1 (the front) is on top
         self.buf = np.where(pos[None, :] < n[:, None], n[:, None] - pos[None, :], -1).astype(INT)
         self.bp = n.copy()
-        self.heads = np.full((B, T), -1, dtype=INT)
-        self.labels = np.full((B, T), -1, dtype=INT)
-        self.lmost = np.full((B, T), -1, dtype=INT)
-        self.rmost = np.full((B, T), -1, dtype=INT)
-        self.lmost2 = np.full((B, T), -1, dtype=INT)
-        self.rmost2 = np.full((B, T), -1, dtype=INT)
+        # per word: leftmost, rightmost, 2nd leftmost, 2nd rightmost dependent, head, label;
+        # one array so that features gather them in one go, with a view per column
+        self.info = np.full((B, T, 6), -1, dtype=INT)
+        self.lmost, self.rmost = self.info[:, :, LMOST], self.info[:, :, RMOST]
+        self.lmost2, self.rmost2 = self.info[:, :, LMOST2], self.info[:, :, RMOST2]
+        self.heads, self.labels = self.info[:, :, HEAD], self.info[:, :, LABEL]
         self.comp = np.tile(np.arange(T, dtype=INT), (B, 1))
         self.ndeps = np.zeros((B, T), dtype=INT)
         self.active = np.zeros(B, dtype=INT)
@@ -211,14 +214,73 @@ class States:
         block = self.comp[idx]
         self.comp[idx] = np.where(block == old[:, None], new[:, None], block)
 
+    def select(self, keep: np.ndarray) -> "States":
+        """A new States holding only the rows ``keep`` (the parse loop drops
+        finished rows, so that each step costs in proportion to the live ones)."""
+        out = object.__new__(States)
+        for name, value in self.__dict__.items():
+            if isinstance(value, np.ndarray) and value.shape[:1] == (self.B,) and name != "rows":
+                setattr(out, name, value[keep].copy())
+        out.B, out.T = len(keep), self.T
+        out.rows = np.arange(out.B)
+        out.lmost, out.rmost = out.info[:, :, LMOST], out.info[:, :, RMOST]
+        out.lmost2, out.rmost2 = out.info[:, :, LMOST2], out.info[:, :, RMOST2]
+        out.heads, out.labels = out.info[:, :, HEAD], out.info[:, :, LABEL]
+        out._memo = {}
+        return out
+
     # --- output ------------------------------------------------------------------
-    def trees(self, root_label: int) -> List[Tuple[List[int], List[int]]]:
-        """Per sentence (heads, label ids) over words 1..n: headless words
-        become roots with ``root_label``. A single-headed acyclic graph, so
-        always a tree."""
-        heads = np.where(self.heads < 0, 0, self.heads)
-        labels = np.where(self.heads < 0, root_label, self.labels)
-        return [(heads[b, 1:n + 1].tolist(), labels[b, 1:n + 1].tolist()) for b, n in enumerate(self.n)]
+    def trees(self, root_label: int, rows: Optional[Sequence[int]] = None) -> List[Tuple[List[int], List[int]]]:
+        """Per sentence (of ``rows``, default all) (heads, label ids) over words
+        1..n: headless words become roots with ``root_label``. A single-headed
+        acyclic graph, so always a tree."""
+        rows = range(self.B) if rows is None else rows
+        out = []
+        for b in rows:
+            n = self.n[b]
+            h = self.heads[b, 1:n + 1]
+            out.append((np.where(h < 0, 0, h).tolist(), np.where(h < 0, root_label, self.labels[b, 1:n + 1]).tolist()))
+        return out
+
+
+class FeaturePlan:
+    """Feature templates compiled for gathering: each template is a base
+    position (s0-s2, b0-b2, i0-i1) or a relation (l, r, l2, r2, h) of one,
+    so that all features come from two fancy-indexing operations."""
+
+    BASES = ("s0", "s1", "s2", "b0", "b1", "b2", "i0", "i1")
+
+    def __init__(self, templates: Sequence[str], label_templates: Sequence[str] = ()):
+        def parse(name: str) -> Tuple[int, int]:
+            base, _, rel = name.partition(".")
+            return self.BASES.index(base), RELATIONS[rel] if rel else -1
+
+        parsed = [parse(t) for t in templates]
+        self.base = np.array([b for b, _ in parsed], dtype=INT)
+        self.rel = np.array([r for _, r in parsed], dtype=INT)
+        labelled = [parse(t) for t in label_templates]
+        self.lab_base = np.array([b for b, _ in labelled], dtype=INT)
+        self.lab_rel = np.array([r for _, r in labelled], dtype=INT)
+        self.inactive = any(t.startswith("i") for t in list(templates) + list(label_templates))
+
+    def gather(self, states: States) -> Tuple[np.ndarray, np.ndarray]:
+        parts = [states.tops(3), states.fronts(3)]
+        parts.append(states.tops(2, inactive=True) if self.inactive else np.full((states.B, 2), -1, dtype=INT))
+        bases = np.concatenate(parts, axis=1)  # [B, 8]
+        rows = states.rows[:, None]
+
+        def resolve(base: np.ndarray, rel: np.ndarray) -> np.ndarray:
+            words = bases[:, base]
+            related = states.info[rows, np.maximum(words, 0), np.maximum(rel, 0)[None, :]]
+            return np.where(rel[None, :] < 0, words, np.where(words >= 0, related, -1))
+
+        words = resolve(self.base, self.rel) if len(self.base) else np.zeros((states.B, 0), dtype=INT)
+        if len(self.lab_base):
+            lab_words = resolve(self.lab_base, self.lab_rel)
+            labels = np.where(lab_words >= 0, states.info[rows, np.maximum(lab_words, 0), LABEL], -1)
+        else:
+            labels = np.zeros((states.B, 0), dtype=INT)
+        return np.where(words > 0, words - 1, -1), labels
 
 
 def gather_features(states: States, templates: Sequence[str],
@@ -227,28 +289,7 @@ def gather_features(states: States, templates: Sequence[str],
     (0-based, as in the Doc's sentence), -1 where absent or the root; and
     [B, len(label_templates)] the label ids of the arcs into those words,
     -1 where none."""
-    cache: Dict[str, np.ndarray] = {}
-    tables = {"l": states.lmost, "r": states.rmost, "l2": states.lmost2, "r2": states.rmost2, "h": states.heads}
-
-    def word(name: str) -> np.ndarray:
-        if name not in cache:
-            if "." in name:
-                base, rel = name.split(".")
-                cache[name] = states.at(tables[rel], word(base))
-            elif name[0] == "s":
-                cache[name] = states.tops(3)[:, int(name[1:])]
-            elif name[0] == "i":
-                cache[name] = states.tops(2, inactive=True)[:, int(name[1:])]
-            else:
-                cache[name] = states.fronts(3)[:, int(name[1:])]
-        return cache[name]
-
-    def stack(columns: List[np.ndarray]) -> np.ndarray:
-        return np.stack(columns, axis=1) if columns else np.zeros((states.B, 0), dtype=INT)
-
-    words = stack([word(t) for t in templates])
-    labels = stack([states.at(states.labels, word(t)) for t in label_templates])
-    return np.where(words > 0, words - 1, -1), labels
+    return FeaturePlan(templates, label_templates).gather(states)
 
 
 @dataclass
