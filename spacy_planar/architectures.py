@@ -144,19 +144,35 @@ def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
     return hidden, rows
 
 
-def step_scores(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
-    """Scores of the actions for states with feature tokens ``ids`` and label
-    features ``lab_ids`` (no gradient)."""
-    lower, upper = model.get_ref("lower"), model.get_ref("upper")
-    nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
-    pre, _ = gather_hidden(model.ops, table, lower.get_param("b"), model.ops.asarray(ids))
-    pre += model.get_ref("labels").predict(model.ops.asarray(lab_ids))
-    # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
-    # and an elementwise maximum of strided views is far faster than max(axis=2)
-    hidden = pre[:, 0::nP]
-    for piece in range(1, nP):
-        hidden = model.ops.xp.maximum(hidden, pre[:, piece::nP])
-    return upper.predict(hidden)
+class StepScorer:
+    """Scores actions for parser states during one parse: the feature table of
+    the batch's tokens and the parameters, fetched once (no gradient)."""
+
+    def __init__(self, model: Model, docs: List[Doc]):
+        self.ops = model.ops
+        self.table = precompute(model, docs)
+        lower, labels, upper = model.get_ref("lower"), model.get_ref("labels"), model.get_ref("upper")
+        self.nP = lower.get_dim("nP")
+        self.b = lower.get_param("b")
+        self.E = labels.get_param("E")
+        self.W = upper.get_param("W")
+        self.b_out = upper.get_param("b")
+
+    def __call__(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
+        xp = self.ops.xp
+        pre, _ = gather_hidden(self.ops, self.table, self.b, self.ops.asarray(ids))
+        n_labels = self.E.shape[1]
+        lab = xp.where(lab_ids < 0, n_labels - 1, self.ops.asarray(lab_ids))
+        for slot in range(self.E.shape[0]):
+            pre += self.E[slot].take(lab[:, slot], axis=0)
+        # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
+        # and an elementwise maximum of strided views is far faster than max(axis=2)
+        hidden = pre[:, 0::self.nP]
+        for piece in range(1, self.nP):
+            hidden = xp.maximum(hidden, pre[:, piece::self.nP])
+        scores = self.ops.gemm(hidden, self.W, trans2=True)
+        scores += self.b_out
+        return scores
 
 
 def precompute(model: Model, docs: List[Doc]) -> Floats3d:

@@ -306,19 +306,19 @@ class PlanarParser(TrainablePipe):
         if not units:
             return out
         system = self.system
-        table = architectures.precompute(self.model, docs)
+        scorer = architectures.StepScorer(self.model, docs)
         doc_start = np.cumsum([0] + [len(d) for d in docs])
         for idx in batches([e - s for _, s, e in units], 2048):
             group = [units[i] for i in idx]
-            trees = self._parse_group(system, table, [e - s for _, s, e in group],
+            trees = self._parse_group(system, scorer, [e - s for _, s, e in group],
                                       np.array([doc_start[k] + s for k, s, _ in group], dtype=INT))
             for (k, s, e), tree in zip(group, trees):
                 out[k].append(((s, e), tree))
         return out
 
-    def _parse_group(self, system: TransitionSystem, table, lengths: List[int], offsets: np.ndarray) -> List[Tree]:
+    def _parse_group(self, system: TransitionSystem, scorer, lengths: List[int], offsets: np.ndarray) -> List[Tree]:
         """Greedy parse of units of the given lengths (their first tokens at
-        ``offsets`` in the table); finished rows are dropped along the way."""
+        ``offsets`` among the scorer's tokens); finished rows are dropped along the way."""
         st = system.init_states(lengths)
         index = np.arange(st.B)  # row of st -> unit
         trees: List[Optional[Tree]] = [None] * st.B
@@ -335,7 +335,7 @@ class PlanarParser(TrainablePipe):
                 continue
             feats, labs = system.get_features(st)
             ids = np.where(feats >= 0, feats + offsets[:, None], -1)
-            scores = self.model.ops.to_numpy(architectures.step_scores(self.model, table, ids, labs))
+            scores = self.model.ops.to_numpy(scorer(ids, labs))
             valid = system.valid_actions(st)
             stuck = ~valid.any(axis=1) & ~done
             dead |= stuck  # never expected: a system always has a valid move

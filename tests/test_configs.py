@@ -57,3 +57,46 @@ def test_every_entry_point_resolves():
                 assert registry.transition_systems.get(ep.name) is func
                 assert func().make(["obj"], "root").table.names()
     assert found == 7
+
+
+def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
+    """A pipeline from `spacy train`: `parse` writes the input's lines with
+    predicted HEAD/DEPREL, `evaluate` scores them; the benchmarks run."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    config = [c for c in CONFIGS if c.stem == "swap"][0]
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "train", str(config), "--output", str(out),
+                          "--paths.train", str(small_corpus), "--paths.dev", str(small_corpus),
+                          "--training.max_steps", "6", "--training.eval_frequency", "3"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert json.loads((out / "train_seconds.json").read_text())["seconds"] > 0
+    gold = tmp_path / "gold.conllu"
+    lines = treebank("got_proiel", "dev").read_text(encoding="utf-8").split("\n")
+    cut = [i for i, line in enumerate(lines) if not line][20]
+    gold.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    system = tmp_path / "sys.conllu"
+    r = runner.invoke(app, ["parse", str(out / "model-last"), str(gold), str(system)])
+    assert r.exit_code == 0, r.output
+    for g, s in zip(gold.read_text(encoding="utf-8").split("\n"), system.read_text(encoding="utf-8").split("\n")):
+        gc, sc = g.split("\t"), s.split("\t")
+        if len(gc) == 10:
+            assert gc[:6] + gc[8:] == sc[:6] + sc[8:] and sc[6].isdigit() and sc[7] != "_"
+        else:
+            assert g == s
+    r = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
+    assert r.exit_code == 0 and 0 <= json.loads(r.output)["UAS"] <= 100
+    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1"])
+    assert r.exit_code == 0 and "| swap |" in r.output
+    r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
+                            "-r", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output[r.output.index("{"):])["b"]["ratio"] > 0
+    r = runner.invoke(app, ["bench", "train", str(small_corpus), f"swap={config}", "--limit", "20", "-e", "1", "--json"])
+    assert r.exit_code == 0, r.output
