@@ -131,7 +131,7 @@ def bench_speed(
     data: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U to parse"),
     models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs; the first is the baseline"),
     repeats: int = typer.Option(5, "--repeats", "-r"),
-    batch_size: int = typer.Option(256, "--batch-size", "-b"),
+    batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Parse speed of whole pipelines, side by side in one run: the repeats

@@ -39,7 +39,7 @@ def ud_tree(doc) -> tuple:
     return heads, labels
 
 
-def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 256) -> List:
+def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
     return list(nlp.pipe(input_docs(nlp, sents), batch_size=batch_size))
 
 
@@ -64,7 +64,7 @@ def parse(
     model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package)"),
     input_path: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U"),
     output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
-    batch_size: int = typer.Option(256, "--batch-size", "-b"),
+    batch_size: int = typer.Option(1000, "--batch-size", "-b"),
 ) -> None:
     """Parse gold-tokenised CoNLL-U with any pipeline (ours or spaCy's parser)."""
     import spacy
@@ -104,7 +104,7 @@ def train(
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
 
-def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 256, repeats: int = 1) -> Dict:
+def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1) -> Dict:
     """Parse ``gold``'s words with a pipeline; metrics and parse speed."""
     import spacy
 

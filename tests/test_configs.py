@@ -100,3 +100,16 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     assert json.loads(r.output[r.output.index("{"):])["b"]["ratio"] > 0
     r = runner.invoke(app, ["bench", "train", str(small_corpus), f"swap={config}", "--limit", "20", "-e", "1", "--json"])
     assert r.exit_code == 0, r.output
+
+
+def test_spacy_init_labels(small_corpus, tmp_path):
+    import json
+
+    config = [c for c in CONFIGS if c.stem == "arc_eager"][0]
+    res = subprocess.run([sys.executable, "-m", "spacy", "init", "labels", str(config), str(tmp_path),
+                          "--paths.train", str(small_corpus), "--paths.dev", str(small_corpus)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    labels = json.loads((tmp_path / "planar_parser.json").read_text())
+    assert "root" in labels and "nsubj" in labels
+    assert not any("\u2191" in l or "\u2193" in l for l in labels)  # decorated labels stay inside
