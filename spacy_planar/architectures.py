@@ -30,7 +30,9 @@ def build_planar_parser_model(
     maxout_pieces: int = 2,
     nO: Optional[int] = None,
 ) -> Model:
-    """Pick this for every transition system of spacy-planar. ``tok2vec`` is
+    """Pick this for every transition system of spacy-planar. The hidden layer
+    is a maxout of ``maxout_pieces`` pieces, or a ReLU when that is 1 (half the
+    work per token and per transition). ``tok2vec`` is
     usually a ``spacy.Tok2VecListener.v1`` sharing the pipeline's tok2vec;
     ``nO`` (the number of actions) and the number of feature slots are set by
     the component from its transition system."""
@@ -165,11 +167,14 @@ class StepScorer:
         lab = xp.where(lab_ids < 0, n_labels - 1, self.ops.asarray(lab_ids))
         for slot in range(self.E.shape[0]):
             pre += self.E[slot].take(lab[:, slot], axis=0)
-        # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
-        # and an elementwise maximum of strided views is far faster than max(axis=2)
-        hidden = pre[:, 0::self.nP]
-        for piece in range(1, self.nP):
-            hidden = xp.maximum(hidden, pre[:, piece::self.nP])
+        if self.nP == 1:  # ReLU
+            hidden = xp.maximum(pre, 0)
+        else:
+            # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
+            # and an elementwise maximum of strided views is far faster than max(axis=2)
+            hidden = pre[:, 0::self.nP]
+            for piece in range(1, self.nP):
+                hidden = xp.maximum(hidden, pre[:, piece::self.nP])
         scores = self.ops.gemm(hidden, self.W, trans2=True)
         scores += self.b_out
         return scores
@@ -197,13 +202,19 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bo
     pre, rows = gather_hidden(ops, table, lower.get_param("b"), ops.asarray(ids))
     from_labels, bp_labels = labels(ops.asarray(lab_ids), is_train)
     pre += from_labels
-    hidden, which = ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
+    if nP == 1:
+        hidden = ops.relu(pre)
+    else:
+        hidden, which = ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
     dropped, bp_dropout = dropout(hidden, is_train)
     scores, bp_upper = upper(dropped, is_train)
 
     def backprop(d_scores: Floats2d) -> List[Floats2d]:
         d_hidden = bp_dropout(bp_upper(d_scores))
-        d_pre = ops.backprop_maxout(d_hidden, which, nP).reshape((d_hidden.shape[0], nH * nP))
+        if nP == 1:
+            d_pre = ops.backprop_relu(d_hidden, hidden)
+        else:
+            d_pre = ops.backprop_maxout(d_hidden, which, nP).reshape((d_hidden.shape[0], nH * nP))
         lower.inc_grad("b", d_pre.sum(axis=0))
         bp_labels(d_pre)
         d_table = ops.alloc3f(*table.shape)

@@ -36,11 +36,19 @@ from ..trees import projective_order
 from .base import TransitionSystem
 from .state import INT, LEFT, RIGHT, SHIFT, SWAP, Gold, States
 
+# Arcs join s1 and s0, so their children matter most (as for arc-standard,
+# Chen & Manning 2014); b0 has no dependents in this system but after a SWAP.
+FEATURES_SWAP = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", "s0.r2",
+                 "s1.l", "s1.r", "s1.l2", "s1.r2")
+LABEL_FEATURES_SWAP = ("s0", "s1", "s0.l", "s0.r", "s1.l", "s1.r")
+
 
 class Swap(TransitionSystem):
     name = "swap"
     moves = (SHIFT, LEFT, RIGHT, SWAP)
     root_on_stack = True
+    features = FEATURES_SWAP
+    label_features = LABEL_FEATURES_SWAP
 
     def __init__(self, labels: Sequence[str], root_label: str = "root", lazy: bool = True):
         self.lazy = lazy
