@@ -5,9 +5,9 @@ feature slots, plus the labels of the arcs into some of them -> one hidden
 maxout layer -> a score per action. As in spaCy's
 parser, the hidden layer's input projection is *precomputable*: each token's
 contribution to each feature slot is computed once per batch of Docs (a
-table of shape (tokens + 1, slots, hidden x pieces), the last row holding the
-learned vectors of absent slots), so that a transition costs a gather and a
-sum. Training with a static oracle knows every state's feature tokens in
+table of shape (slots, tokens + 1, hidden x pieces), the last row of each slot
+holding the learned vector of an absent token), so that a transition costs a
+gather per slot and a sum. Training with a static oracle knows every state's feature tokens in
 advance, so the whole batch of transitions is scored in one pass, and the
 backward pass scatters into the table once. Thinc ops only (runs on GPU).
 """
