@@ -62,8 +62,16 @@ class TransitionSystem:
     def max_steps(n: int) -> int:
         raise NotImplementedError
 
-    def is_final(self, st: States) -> np.ndarray:
+    def terminal(self, st: States) -> np.ndarray:
+        """The terminal test of the system (default: the buffer is empty)."""
         return st.bp == 0
+
+    def is_final(self, st: States) -> np.ndarray:
+        """``terminal``, memoised until the states change."""
+        key = ("final", 0)
+        if key not in st._memo:
+            st._memo[key] = self.terminal(st)
+        return st._memo[key]
 
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
         """The tree the oracle derives from a gold tree (identity by default;

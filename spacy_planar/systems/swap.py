@@ -58,7 +58,7 @@ class Swap(TransitionSystem):
     def max_steps(n: int) -> int:
         return n * n + n
 
-    def is_final(self, st: States) -> np.ndarray:
+    def terminal(self, st: States) -> np.ndarray:
         return (st.bp == 0) & (st.sp[:, 0] == 1)
 
     def valid_moves(self, st: States) -> np.ndarray:
