@@ -9,12 +9,18 @@ import json
 import statistics
 import time
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 import typer
 
 from .cli import bench_app, msg, stats_of
 from .conllu_io import read_conllu
+
+
+def summary(words: int, seconds: List[float]) -> Dict[str, float]:
+    """Best, median and max of repeated timings, and words/s of the best."""
+    return {"words": words, "best_s": min(seconds), "median_s": statistics.median(seconds),
+            "max_s": max(seconds), "words_per_s": words / min(seconds)}
 
 
 def timed(fn: Callable[[], int], repeats: int) -> Dict[str, float]:
@@ -25,18 +31,23 @@ def timed(fn: Callable[[], int], repeats: int) -> Dict[str, float]:
         t = time.perf_counter()
         words = fn()
         seconds.append(time.perf_counter() - t)
-    return {"words": words, "best_s": min(seconds), "median_s": statistics.median(seconds),
-            "max_s": max(seconds), "words_per_s": words / min(seconds)}
+    return summary(words, seconds)
 
 
-def report(rows: Dict[str, Dict[str, float]], as_json: bool, title: str) -> None:
+def report(rows: Dict[str, Dict[str, float]], as_json: bool, title: str, baseline: Optional[str] = None) -> None:
+    """Print the rows as a table (or JSON); with ``baseline``, the ratio of
+    each row's words/s to that row's."""
+    if baseline is not None:
+        for r in rows.values():
+            r["ratio"] = r["words_per_s"] / rows[baseline]["words_per_s"]
     if as_json:
         print(json.dumps(rows, indent=2))
         return
+    ratio = ("x " + baseline,) if baseline is not None else ()
     msg.table([(k, int(r["words"]), f"{r['best_s']:.2f}", f"{r['median_s']:.2f}", f"{r['max_s']:.2f}",
-                f"{r['words_per_s']:,.0f}") for k, r in rows.items()],
-              header=("task", "words", "best s", "median s", "max s", "words/s (best)"),
-              aligns=("l", "r", "r", "r", "r", "r"), title=title)
+                f"{r['words_per_s']:,.0f}") + ((f"{r['ratio']:.2f}",) if ratio else ()) for k, r in rows.items()],
+              header=("task", "words", "best s", "median s", "max s", "words/s (best)") + ratio,
+              aligns=("l",) + ("r",) * (5 + len(ratio)), title=title)
 
 
 @bench_app.command("convert")
@@ -113,19 +124,6 @@ def _pipelines(models: List[str]) -> List:
     return pairs
 
 
-def _ratio_table(rows: Dict[str, Dict[str, float]], baseline: str, as_json: bool, title: str) -> None:
-    base = rows.get(baseline)
-    for r in rows.values():
-        r["ratio"] = r["words_per_s"] / base["words_per_s"] if base else float("nan")
-    if as_json:
-        print(json.dumps(rows, indent=2))
-        return
-    msg.table([(k, int(r["words"]), f"{r['best_s']:.2f}", f"{r['median_s']:.2f}", f"{r['max_s']:.2f}",
-                f"{r['words_per_s']:,.0f}", f"{r['ratio']:.2f}") for k, r in rows.items()],
-              header=("pipeline", "words", "best s", "median s", "max s", "words/s (best)", f"x {baseline}"),
-              aligns=("l", "r", "r", "r", "r", "r", "r"), title=title)
-
-
 @bench_app.command("speed")
 def bench_speed(
     data: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U to parse"),
@@ -158,9 +156,8 @@ def bench_speed(
             for _doc in nlp.pipe(docs, batch_size=batch_size):
                 pass
             seconds[name].append(time.perf_counter() - t)
-    rows = {name: {"words": words, "best_s": min(s), "median_s": statistics.median(s), "max_s": max(s),
-                   "words_per_s": words / min(s)} for name, s in seconds.items()}
-    _ratio_table(rows, pipes[0][0], as_json, f"parse speed, {data}")
+    rows = {name: summary(words, s) for name, s in seconds.items()}
+    report(rows, as_json, f"parse speed, {data}", baseline=pipes[0][0])
 
 
 @bench_app.command("train")
@@ -196,6 +193,5 @@ def bench_train(
             for batch in batches:
                 nlp.update(batch, sgd=sgd, drop=0.1)
             seconds[name].append(time.perf_counter() - t)
-    rows = {name: {"words": words, "best_s": min(s), "median_s": statistics.median(s), "max_s": max(s),
-                   "words_per_s": words / min(s)} for name, s in seconds.items()}
-    _ratio_table(rows, setups[0][0], as_json, f"training speed, {train_path}")
+    rows = {name: summary(words, s) for name, s in seconds.items()}
+    report(rows, as_json, f"training speed, {train_path}", baseline=setups[0][0])
