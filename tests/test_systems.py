@@ -8,7 +8,7 @@ from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.systems import SYSTEMS, make_system, oracle_run, random_run, system_for_trees
 from spacy_planar.systems.base import oracle_check
-from spacy_planar.systems.state import MOVE_NAMES, SWITCH, gather_features
+from spacy_planar.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
 
 VARIANTS = [("arc-eager", {}), ("planar", {}), ("2-planar", {}), ("swap", {"oracle": "eager"}), ("swap", {"oracle": "lazy"})]

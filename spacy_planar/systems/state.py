@@ -133,12 +133,9 @@ class States:
             self._memo[key] = np.where(depth >= 0, words, -1)
         return self._memo[key]
 
-    def s(self, k: int = 0, stack: Optional[np.ndarray] = None) -> np.ndarray:
-        """The k-th word from the top of the given stacks (default: active), or -1."""
-        if stack is None:
-            return self.tops(3)[:, k] if k < 3 else self.tops(k + 1)[:, k]
-        depth = self.sp[self.rows, stack] - 1 - k
-        return np.where(depth >= 0, self.stack[self.rows, stack, np.maximum(depth, 0)], -1)
+    def s(self, k: int = 0) -> np.ndarray:
+        """The k-th word from the top of the active stack, or -1."""
+        return self.tops(3)[:, k] if k < 3 else self.tops(k + 1)[:, k]
 
     def b(self, k: int = 0) -> np.ndarray:
         """The k-th word of the buffer (b0 = the front), or -1."""
@@ -151,9 +148,6 @@ class States:
     def at(self, table: np.ndarray, words: np.ndarray) -> np.ndarray:
         """table[b, words[b]] with -1 for absent words."""
         return np.where(words >= 0, table[self.rows, np.maximum(words, 0)], -1)
-
-    def stack_size(self, stack: Optional[np.ndarray] = None) -> np.ndarray:
-        return self.sp[self.rows, self.active if stack is None else stack]
 
     def switch(self, idx: np.ndarray) -> None:
         """Swap the active and the inactive stack of rows idx."""
@@ -281,15 +275,6 @@ class FeaturePlan:
         else:
             labels = np.zeros((states.B, 0), dtype=INT)
         return np.where(words > 0, words - 1, -1), labels
-
-
-def gather_features(states: States, templates: Sequence[str],
-                    label_templates: Sequence[str] = ()) -> Tuple[np.ndarray, np.ndarray]:
-    """The feature tokens of every state: [B, len(templates)] word indices
-    (0-based, as in the Doc's sentence), -1 where absent or the root; and
-    [B, len(label_templates)] the label ids of the arcs into those words,
-    -1 where none."""
-    return FeaturePlan(templates, label_templates).gather(states)
 
 
 @dataclass
