@@ -5,9 +5,9 @@ feature slots, plus the labels of the arcs into some of them -> one hidden
 maxout layer -> a score per action. As in spaCy's
 parser, the hidden layer's input projection is *precomputable*: each token's
 contribution to each feature slot is computed once per batch of Docs (a
-table of shape (slots, tokens + 1, hidden x pieces), the last row of each slot
-holding the learned vector of an absent token), so that a transition costs a
-gather per slot and a sum. Training with a static oracle knows every state's feature tokens in
+table of shape (tokens + 1, slots, hidden x pieces) made by one gemm, the last
+row holding each slot's learned vector of an absent token), so that a
+transition costs a gather per slot and a sum. Training with a static oracle knows every state's feature tokens in
 advance, so the whole batch of transitions is scored in one pass, and the
 backward pass scatters into the table once. Thinc ops only (runs on GPU).
 """
@@ -110,38 +110,35 @@ def labels_forward(model: Model, lab_ids: Ints2d, is_train: bool) -> Tuple[Float
 
 
 def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, Callable]:
-    """X (tokens, nI) -> table (nF, tokens + 1, nH * nP), feature-major so that
-    each slot's rows are contiguous for the gathers; the last row of each slot
-    is its padding (the vector of an absent token)."""
+    """X (tokens, nI) -> table (tokens + 1, nF, nH * nP) by one gemm; the last
+    row holds each slot's padding (the vector of an absent token)."""
     nF, nH, nP = (model.get_dim(d) for d in ("nF", "nH", "nP"))
     nO = nH * nP
-    W = model.get_param("W").reshape((nF, nO, X.shape[1]))
-    table = model.ops.alloc3f(nF, X.shape[0] + 1, nO, zeros=False)
-    for f in range(nF):
-        model.ops.gemm(X, W[f], trans2=True, out=table[f, :-1])
-    table[:, -1] = model.get_param("pad")
+    W = model.get_param("W")
+    table = model.ops.alloc2f(X.shape[0] + 1, nF * nO, zeros=False)
+    model.ops.gemm(X, W, trans2=True, out=table[:-1])
+    table[-1] = model.get_param("pad").ravel()
 
     def backprop(d_table: Floats3d) -> Floats2d:
-        model.inc_grad("pad", d_table[:, -1])
-        dW = model.ops.alloc3f(nF, nO, X.shape[1], zeros=False)
-        dX = model.ops.alloc2f(*X.shape)
-        for f in range(nF):
-            model.ops.gemm(d_table[f, :-1], X, trans1=True, out=dW[f])
-            dX += model.ops.gemm(d_table[f, :-1], W[f])
-        model.inc_grad("W", dW.reshape((nF * nO, X.shape[1])))
-        return dX
+        model.inc_grad("pad", d_table[-1])
+        d_rows = d_table[:-1].reshape((X.shape[0], nF * nO))
+        model.inc_grad("W", model.ops.gemm(d_rows, X, trans1=True))
+        return model.ops.gemm(d_rows, W)
 
-    return table, backprop
+    return table.reshape((X.shape[0] + 1, nF, nO)), backprop
 
 
 def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
     """Sum over feature slots of the table rows of each state's tokens
-    (ids[s, f] = token row, -1 for absent -> the padding row) plus the bias."""
-    nF, n_rows, _ = table.shape
-    rows = ops.xp.where(ids < 0, n_rows - 1, ids)
-    hidden = table[0].take(rows[:, 0], axis=0)
+    (ids[s, f] = token row, -1 for absent -> the padding row) plus the bias.
+    The table is read as (rows x slots, width): one ``take`` per slot.
+    Returns the sums and the flat rows used (for the backward pass)."""
+    n_rows, nF, width = table.shape
+    flat = table.reshape((n_rows * nF, width))
+    rows = ops.xp.where(ids < 0, n_rows - 1, ids) * nF + ops.xp.arange(nF)[None, :]
+    hidden = flat.take(rows[:, 0], axis=0)
     for f in range(1, nF):
-        hidden += table[f].take(rows[:, f], axis=0)
+        hidden += flat.take(rows[:, f], axis=0)
     hidden += b
     return hidden, rows
 
@@ -218,8 +215,9 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bo
         lower.inc_grad("b", d_pre.sum(axis=0))
         bp_labels(d_pre)
         d_table = ops.alloc3f(*table.shape)
-        for f in range(table.shape[0]):
-            ops.scatter_add(d_table[f], rows[:, f], d_pre)
+        d_flat = d_table.reshape((table.shape[0] * table.shape[1], table.shape[2]))
+        for f in range(table.shape[1]):
+            ops.scatter_add(d_flat, rows[:, f], d_pre)
         dX = bp_table(d_table)
         return bp_tok2vec(ops.unflatten(dX, lengths))
 

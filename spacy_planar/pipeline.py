@@ -339,7 +339,8 @@ class PlanarParser(TrainablePipe):
             valid = system.valid_actions(st)
             stuck = ~valid.any(axis=1) & ~done
             dead |= stuck  # never expected: a system always has a valid move
-            actions = np.where(valid, scores, -np.inf).argmax(axis=1)
+            scores[~valid] = -np.inf  # a fresh array: mask in place
+            actions = scores.argmax(axis=1)
             actions[done | stuck] = -1
             system.apply(st, actions)
 
