@@ -204,19 +204,22 @@ class PlanarParser(TrainablePipe):
                 todo.append((k, u[0], system.prepare_tree(*tree), key))
         if todo:
             prepared = [t for _, _, t, _ in todo]
-            steps: List[List] = [[] for _ in todo]
+            chunks: List[Tuple[np.ndarray, ...]] = []  # (unit of each row, features, labels, actions, valid)
             for idx in batches([len(t[0]) for t in prepared], 256):
                 for kind, payload in oracle_run(system, [prepared[i] for i in idx], with_features=True):
                     if kind == "step":
                         rows, feats, labs, actions, valid = payload
-                        for r, f, l, a, v in zip(rows, feats, labs, actions, valid):
-                            steps[idx[r]].append((f, l, a, v))
-            for (k, start, _, key), seq in zip(todo, steps):
-                if not seq:
+                        chunks.append((idx[rows], feats, labs, actions, valid))
+            unit = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0, dtype=INT)
+            order = np.argsort(unit, kind="stable")  # by unit, each unit's steps in order
+            arrays = [np.concatenate([c[j] for c in chunks])[order] if chunks else None for j in range(1, 5)]
+            ends = np.cumsum(np.bincount(unit, minlength=len(todo)))
+            for u, (k, start, _, _) in enumerate(todo):
+                a, b = (ends[u - 1] if u else 0), ends[u]
+                if a == b:
                     continue
-                f, l, a, v = zip(*seq)
-                out[k].append((start, np.array(f, dtype=np.int32), np.array(l, dtype=np.int32),
-                               np.array(a, dtype=INT), np.array(v, dtype=bool)))
+                f, l, acts, v = (x[a:b] for x in arrays)
+                out[k].append((start, f.astype(np.int32), l.astype(np.int32), acts.astype(INT), v.astype(bool)))
             for (k, _, _, key) in todo:
                 self._cache[key] = out[k]
         return out

@@ -144,7 +144,7 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
     gold = Gold.from_trees([system.label_tree(t) for t in trees], st.T)
     system.prepare_batch(st, gold)
     bound = np.array([system.max_steps(n) for n in lengths], dtype=INT)
-    counts: Counter = Counter()
+    counts = np.zeros(len(MOVE_NAMES), dtype=INT)
     while True:
         final = system.is_final(st)
         if final.all():
@@ -152,21 +152,20 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
         moves, labels = system.oracle(st, gold)
         actions = system.table.action(moves, labels)
         actions[final] = -1
-        valid = system.valid_actions(st)
         rows = np.flatnonzero(~final)
-        bad = rows[~valid[rows, actions[rows]]]
+        moves_ok = system.valid_moves(st)[rows]  # validity does not depend on the label
+        bad = rows[~moves_ok[np.arange(len(rows)), moves[rows]]]
         if len(bad):
             raise RuntimeError(f"{system.name} oracle chose an invalid move "
                                f"{MOVE_NAMES[moves[bad[0]]]} in sentence {bad[0]} of the batch")
         if with_features:
-            moves_ok = system.valid_moves(st)[rows]
             feats, labs = system.get_features(st)
             yield "step", (rows, feats[rows], labs[rows], actions[rows], moves_ok)
-        counts.update(system.table.move_of[actions[rows]].tolist())
+        counts += np.bincount(moves[rows], minlength=len(MOVE_NAMES))
         system.apply(st, actions)
         if (st.steps > bound).any():
             raise RuntimeError(f"{system.name}: a state outlived its bound")
-    yield "done", (st, Counter({MOVE_NAMES[m]: c for m, c in counts.items()}))
+    yield "done", (st, Counter({MOVE_NAMES[m]: int(c) for m, c in enumerate(counts) if c}))
 
 
 def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator) -> Tuple[States, np.ndarray]:
