@@ -105,6 +105,7 @@ class PlanarParser(TrainablePipe):
         self.scorer = scorer
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "system": transition_system.to_dict()}
+        self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
         self._cache: Dict[int, List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.skipped: Counter = Counter()
@@ -233,7 +234,7 @@ class PlanarParser(TrainablePipe):
             for tok in eg.reference:
                 if eg.reference.has_annotation("DEP") and tok.head.i == tok.i:
                     roots[tok.dep_] += 1
-        if roots and self.cfg["root_label"] == "root" and "root" not in roots:
+        if roots and self._learn_root_label:
             self.cfg["root_label"] = roots.most_common(1)[0][0]
         self._system = None
         probe = self.spec.make([], self.cfg["root_label"])
