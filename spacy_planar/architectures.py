@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Tuple
 
+import numpy
+
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, glorot_uniform_init, zero_init
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from . import registrations  # noqa: F401  (the custom registry)
+from . import _kernels, registrations  # noqa: F401  (the custom registry)
 
 
 @registry.architectures("spacy-planar.PlanarParserModel.v1")
@@ -159,22 +161,32 @@ class StepScorer:
 
     def __call__(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
         xp = self.ops.xp
+        if xp is numpy:  # CPU: gather, sum and maxout in one C loop
+            n_rows, nF, width = self.table.shape
+            hidden = _kernels.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
+                                     lab_ids, self.nP)
+        else:
+            hidden = self._hidden(ids, lab_ids)
+        scores = self.ops.gemm(hidden, self.W, trans2=True)
+        scores += self.b_out
+        return scores
+
+    def _hidden(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
+        """The hidden layer with Thinc ops (GPU); ``_kernels.hidden`` on CPU."""
+        xp = self.ops.xp
         pre, _ = gather_hidden(self.ops, self.table, self.b, self.ops.asarray(ids))
         n_labels = self.E.shape[1]
         lab = xp.where(lab_ids < 0, n_labels - 1, self.ops.asarray(lab_ids))
         for slot in range(self.E.shape[0]):
             pre += self.E[slot].take(lab[:, slot], axis=0)
         if self.nP == 1:  # ReLU
-            hidden = xp.maximum(pre, 0)
-        else:
-            # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
-            # and an elementwise maximum of strided views is far faster than max(axis=2)
-            hidden = pre[:, 0::self.nP]
-            for piece in range(1, self.nP):
-                hidden = xp.maximum(hidden, pre[:, piece::self.nP])
-        scores = self.ops.gemm(hidden, self.W, trans2=True)
-        scores += self.b_out
-        return scores
+            return xp.maximum(pre, 0)
+        # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
+        # and an elementwise maximum of strided views is far faster than max(axis=2)
+        hidden = pre[:, 0::self.nP]
+        for piece in range(1, self.nP):
+            hidden = xp.maximum(hidden, pre[:, piece::self.nP])
+        return hidden
 
 
 def precompute(model: Model, docs: List[Doc]) -> Floats3d:

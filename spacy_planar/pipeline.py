@@ -33,7 +33,7 @@ from .scorer import planar_parser_score
 from .systems import TransitionSystem
 from .systems.base import Tree, batches, oracle_run
 from .systems.state import INT
-from .trees import tree_error
+from .trees import are_trees, tree_error
 
 DEFAULT_CONFIG = """
 [model]
@@ -337,8 +337,7 @@ class PlanarParser(TrainablePipe):
                 keep = np.flatnonzero(~done)
                 st, index, offsets, dead = st.select(keep), index[keep], offsets[keep], dead[keep]
                 continue
-            feats, labs = system.get_features(st)
-            ids = np.where(feats >= 0, feats + offsets[:, None], -1)
+            ids, labs = system.get_features(st, offsets)
             scores = self.model.ops.to_numpy(scorer(ids, labs))
             valid = system.valid_actions(st)
             stuck = ~valid.any(axis=1) & ~done
@@ -349,25 +348,37 @@ class PlanarParser(TrainablePipe):
             system.apply(st, actions)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        strings = self.vocab.strings
-        label_hash: Dict[str, int] = {}
-        for doc, units in zip(docs, predictions):
-            if len(doc) == 0:
-                continue
-            arr = np.zeros((len(doc), 2), dtype="uint64")
-            for (start, end), (heads, labels) in units:
+        """Heads and labels of every unit (the units of a Doc tile it),
+        checked as trees all at once, then written Doc by Doc."""
+        docs = list(docs)
+        all_heads: List[int] = []
+        all_labels: List[str] = []
+        lengths: List[int] = []
+        for units in predictions:
+            for _, (heads, labels) in sorted(units, key=lambda unit: unit[0]):
                 if self.cfg["single_root"]:
                     heads, labels = self.one_root(heads, labels)
-                if tree_error(heads) is not None:  # never expected; keep the Doc valid
-                    heads, labels = [0] * len(heads), [self.cfg["root_label"]] * len(heads)
-                h = np.asarray(heads, dtype=np.int64)
-                i = np.arange(len(h))
-                arr[start:end, 0] = np.where(h == 0, 0, h - 1 - i).astype("uint64")  # relative, two's complement
-                for label in labels:
-                    if label not in label_hash:
-                        label_hash[label] = strings.add(undecorate(label))
-                arr[start:end, 1] = [label_hash[label] for label in labels]
-            doc.from_array([HEAD, DEP], arr)
+                all_heads.extend(heads)
+                all_labels.extend(labels)
+                lengths.append(len(heads))
+        if not lengths:
+            return
+        heads = np.asarray(all_heads, dtype=np.int64)
+        bounds = np.cumsum([0] + lengths)
+        for u in np.flatnonzero(~are_trees(heads, lengths)):  # never expected; keep the Doc valid
+            heads[bounds[u]:bounds[u + 1]] = 0
+            all_labels[bounds[u]:bounds[u + 1]] = [self.cfg["root_label"]] * int(lengths[u])
+        word = np.arange(len(heads)) - np.repeat(bounds[:-1], lengths)  # 0-based within its unit
+        arr = np.empty((len(heads), 2), dtype="uint64")
+        arr[:, 0] = np.where(heads == 0, 0, heads - 1 - word).astype("uint64")  # relative, two's complement
+        strings = self.vocab.strings
+        label_hash = {label: strings.add(undecorate(label)) for label in set(all_labels)}
+        arr[:, 1] = [label_hash[label] for label in all_labels]
+        start = 0
+        for doc in docs:
+            if len(doc):
+                doc.from_array([HEAD, DEP], arr[start:start + len(doc)])
+                start += len(doc)
 
     def one_root(self, heads: List[int], labels: List[str]) -> Tree:
         """Attach every root but the one of the largest tree to that one."""

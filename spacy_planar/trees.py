@@ -70,6 +70,28 @@ def tree_error(heads: Heads) -> Optional[Tuple[int, str]]:
     return None
 
 
+def are_trees(heads: Sequence[int], lengths: Sequence[int]) -> np.ndarray:
+    """For many sentences at once (their head lists concatenated), whether
+    each is well-formed in the sense of :func:`tree_error`; a batch of numpy
+    operations: pointer jumping doubles the reach of every word's ancestor
+    pointer until all words of a tree have passed the root."""
+    heads = np.asarray(heads, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if len(lengths) == 0:
+        return np.zeros(0, dtype=bool)
+    sent = np.repeat(np.arange(len(lengths)), lengths)
+    start = (np.cumsum(lengths) - lengths)[sent]
+    n = lengths[sent]
+    word = np.arange(len(heads)) - start + 1
+    ok = (heads >= 0) & (heads <= n) & (heads != word)
+    up = np.where(ok & (heads > 0), start + heads - 1, -1)  # index of the head, -1 past the root
+    for _ in range(int(lengths.max()).bit_length() + 1):  # 2^k > n jumps leave every cycle visible
+        up = np.where(up >= 0, up[np.maximum(up, 0)], -1)
+    faults = np.bincount(sent, weights=~(ok & (up < 0)), minlength=len(lengths))
+    roots = np.bincount(sent, weights=heads == 0, minlength=len(lengths))
+    return (faults == 0) & ((roots > 0) | (lengths == 0))
+
+
 def dominance(heads: Heads) -> np.ndarray:
     """Boolean matrix D of shape (n+1, n+1): D[a, d] iff a ->* d (reflexive).
 

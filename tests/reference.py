@@ -65,3 +65,76 @@ def gap_degree(heads):
         y = yield_of(heads, u)
         best = max(best, sum(1 for a, b in zip(y, y[1:]) if b != a + 1))
     return best
+
+
+# --- twins of spacy_planar._kernels (per row, per word) ---------------------------
+
+def positions(st):
+    """s0 s1 s2 b0 b1 b2 i0 i1 of every row of a States."""
+    out = []
+    for b in range(st.B):
+        a = int(st.active[b])
+        stack = st.stack[b, a, :st.sp[b, a]].tolist()[::-1]
+        buf = st.buf[b, :st.bp[b]].tolist()[::-1]
+        other = st.stack[b, 1 - a, :st.sp[b, 1 - a]].tolist()[::-1] if st.stack.shape[1] > 1 else []
+        pad = lambda xs, k: (xs + [-1] * k)[:k]  # noqa: E731
+        out.append(pad(stack, 3) + pad(buf, 3) + pad(other, 2))
+    return out
+
+
+def features(st, templates, label_templates, offsets):
+    """(feature tokens, label ids) of every row, template by template."""
+    bases = dict(zip(("s0", "s1", "s2", "b0", "b1", "b2", "i0", "i1"), zip(*positions(st))))
+    relation = {"l": "lmost", "r": "rmost", "l2": "lmost2", "r2": "rmost2", "h": "heads"}
+
+    def word(b, name):
+        base, _, rel = name.partition(".")
+        w = bases[base][b]
+        return w if not rel or w < 0 else int(getattr(st, relation[rel])[b, w])
+
+    feats = [[offsets[b] + word(b, t) - 1 if word(b, t) > 0 else -1 for t in templates] for b in range(st.B)]
+    labs = [[int(st.labels[b, word(b, t)]) if word(b, t) >= 0 else -1 for t in label_templates]
+            for b in range(st.B)]
+    return feats, labs
+
+
+def derived_facts(st, b):
+    """What the arcs of row b imply for the per-word facts that add_arcs
+    keeps: leftmost two / rightmost two dependents, number of dependents,
+    and the partition of the words into connected components."""
+    heads = st.heads[b].tolist()
+    deps = {h: sorted(d for d, hd in enumerate(heads) if hd == h) for h in range(len(heads))}
+    facts = []
+    for h in range(len(heads)):
+        left = [d for d in deps[h] if d < h]
+        right = [d for d in deps[h] if d > h][::-1]
+        facts.append(((left + [-1, -1])[:2], (right + [-1, -1])[:2], len(deps[h])))
+    parent = list(range(len(heads)))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for d, h in enumerate(heads):
+        if h >= 0:
+            parent[find(d)] = find(h)
+    blocks = {}
+    for w in range(len(heads)):
+        blocks.setdefault(find(w), []).append(w)
+    return facts, sorted(blocks.values())
+
+
+def hidden(table, bias, ids, E, lab_ids, n_pieces):
+    """The parser's hidden layer, state by state."""
+    n_rows = table.shape[0]
+    out = []
+    for r in range(len(ids)):
+        acc = bias.astype("float64").copy()
+        for f, t in enumerate(ids[r]):
+            acc += table[t if t >= 0 else n_rows - 1, f]
+        for f, v in enumerate(lab_ids[r]):
+            acc += E[f, v if v >= 0 else E.shape[1] - 1]
+        pieces = acc.reshape(-1, n_pieces).max(axis=1)
+        out.append(pieces if n_pieces > 1 else [max(x, 0.0) for x in pieces])
+    return out

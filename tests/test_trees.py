@@ -4,6 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as hst
 from strategies import trees
 
 import reference
@@ -101,3 +102,29 @@ def test_stats_match_shared_readme(name):
     keys = ["nonprojective_arcs", "nonprojective_trees", "nonplanar_trees", "non_2planar_trees",
             "non_3planar_trees", "ill_nested_trees"]
     assert [got[k] for k in keys] == want
+
+
+@given(hst.lists(hst.lists(hst.integers(0, 8), min_size=0, max_size=8), min_size=1, max_size=6))
+def test_are_trees_agrees_with_tree_error(sentences):
+    """The batched check gives tree_error's verdict for every sentence of a
+    concatenation, well-formed or not (random head lists are mostly not)."""
+    flat = [h for s in sentences for h in s]
+    got = T.are_trees(flat, [len(s) for s in sentences]).tolist()
+    assert got == [T.tree_error(s) is None for s in sentences]
+
+
+@given(hst.lists(trees(max_roots=2), min_size=1, max_size=5), hst.data())
+def test_are_trees_finds_the_one_broken_tree(sentences, data):
+    """Well-formed trees pass; one head redirected into its own subtree (a
+    cycle) fails that sentence only."""
+    heads = [list(h) for h in sentences]
+    lengths = [len(h) for h in heads]
+    assert T.are_trees([h for s in heads for h in s], lengths).all()
+    k = data.draw(hst.integers(0, len(heads) - 1))
+    h = heads[k]
+    dom = T.dominance(h)
+    w = data.draw(hst.integers(1, len(h)))
+    below = [d for d in range(1, len(h) + 1) if dom[w, d]]
+    h[w - 1] = data.draw(hst.sampled_from(below))
+    got = T.are_trees([x for s in heads for x in s], lengths)
+    assert got.tolist() == [i != k for i in range(len(heads))]

@@ -35,6 +35,7 @@ class ArcEager(TransitionSystem):
     def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
         self.encoding = check_encoding(encoding)
         super().__init__(labels, root_label)
+        self.decorated = frozenset(label for label in self.labels if is_decorated(label))
 
     @staticmethod
     def max_steps(n: int) -> int:
@@ -90,7 +91,7 @@ class ArcEager(TransitionSystem):
         return p.heads, p.labels
 
     def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
-        if not any(is_decorated(label) for label in labels):
+        if self.decorated.isdisjoint(labels):
             return heads, labels
         return deprojectivize(heads, labels, self.encoding)
 

@@ -110,12 +110,13 @@ class TransitionSystem:
         st.last[idx] = moves
         st.steps[idx] += 1
 
-    def get_features(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
-        """(feature tokens [B, F], label ids of their arcs [B, L])."""
+    def get_features(self, st: States, offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """(feature tokens [B, F], label ids of their arcs [B, L]); tokens are
+        word - 1 + ``offsets[b]`` (default 0), -1 where absent."""
         key = (tuple(self.features), tuple(self.label_features))
         if getattr(self, "_plan_key", None) != key:
             self._plan, self._plan_key = FeaturePlan(*key), key
-        return self._plan.gather(st)
+        return self._plan.gather(st, offsets)
 
     def label_tree(self, tree: Tree) -> Tuple[List[int], List[int]]:
         heads, labels = tree

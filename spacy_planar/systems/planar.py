@@ -76,7 +76,7 @@ class Planar(TransitionSystem):
     def shift(st: States, rows, labels, stack) -> None:
         word = st.pop_buffer(rows)
         for s in range(st.stack.shape[1]):  # onto every stack
-            st.push(rows, np.full(len(rows), s), word)
+            st.push(rows, s, word)
 
     @staticmethod
     def reduce(st: States, rows, labels, stack) -> None:

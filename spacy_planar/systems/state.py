@@ -24,6 +24,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .. import _kernels
+
 INT = np.int64
 
 # Moves: the action inventory of a system is (move, label) pairs.
@@ -113,33 +115,22 @@ class States:
             self.sp[:, 0] = 1
 
     # --- reading -------------------------------------------------------------
-    def tops(self, k: int, inactive: bool = False) -> np.ndarray:
-        """[B, k]: the k top words of the active (or inactive) stack, -1 below the bottom.
-        Memoised until the states change (features and validity share it)."""
-        key = ("i" if inactive else "s", k)
+    def positions(self) -> np.ndarray:
+        """[B, 8]: s0 s1 s2 (active stack, top first), b0 b1 b2 (buffer,
+        front first), i0 i1 (inactive stack); -1 where absent. Memoised until
+        the states change (validity, oracle and features share it)."""
+        key = ("pos", 0)
         if key not in self._memo:
-            st = 1 - self.active if inactive else self.active
-            depth = self.sp[self.rows, st][:, None] - 1 - np.arange(k)[None, :]
-            words = self.stack[self.rows[:, None], st[:, None], np.maximum(depth, 0)]
-            self._memo[key] = np.where(depth >= 0, words, -1)
-        return self._memo[key]
-
-    def fronts(self, k: int) -> np.ndarray:
-        """[B, k]: the k first words of the buffer, -1 past its end (memoised)."""
-        key = ("b", k)
-        if key not in self._memo:
-            depth = self.bp[:, None] - 1 - np.arange(k)[None, :]
-            words = self.buf[self.rows[:, None], np.maximum(depth, 0)]
-            self._memo[key] = np.where(depth >= 0, words, -1)
+            self._memo[key] = _kernels.positions(self.stack, self.sp, self.active, self.buf, self.bp)
         return self._memo[key]
 
     def s(self, k: int = 0) -> np.ndarray:
-        """The k-th word from the top of the active stack, or -1."""
-        return self.tops(3)[:, k] if k < 3 else self.tops(k + 1)[:, k]
+        """The k-th word from the top of the active stack (k < 3), or -1."""
+        return self.positions()[:, k]
 
     def b(self, k: int = 0) -> np.ndarray:
-        """The k-th word of the buffer (b0 = the front), or -1."""
-        return self.fronts(3)[:, k] if k < 3 else self.fronts(k + 1)[:, k]
+        """The k-th word of the buffer (b0 = the front, k < 3), or -1."""
+        return self.positions()[:, 3 + k]
 
     def changed(self) -> None:
         """Forget memoised positions (every mutation calls this)."""
@@ -147,6 +138,8 @@ class States:
 
     def at(self, table: np.ndarray, words: np.ndarray) -> np.ndarray:
         """table[b, words[b]] with -1 for absent words."""
+        if table.dtype == INT:
+            return _kernels.at(table, words)
         return np.where(words >= 0, table[self.rows, np.maximum(words, 0)], -1)
 
     def switch(self, idx: np.ndarray) -> None:
@@ -164,7 +157,8 @@ class States:
         return out
 
     # --- changing (each on the rows ``idx``) ------------------------------------
-    def push(self, idx: np.ndarray, stack: np.ndarray, words: np.ndarray) -> None:
+    def push(self, idx: np.ndarray, stack, words: np.ndarray) -> None:
+        """Push words[k] onto stack ``stack`` (one per row, or the same for all) of rows idx[k]."""
         self._memo.clear()
         self.stack[idx, stack, self.sp[idx, stack]] = words
         self.sp[idx, stack] += 1
@@ -189,24 +183,9 @@ class States:
         if len(idx) == 0:
             return
         self._memo.clear()
-        self.heads[idx, deps] = heads
-        self.labels[idx, deps] = labels
-        left = deps < heads
-        lm, lm2 = self.lmost[idx, heads], self.lmost2[idx, heads]
-        rm, rm2 = self.rmost[idx, heads], self.rmost2[idx, heads]
-        new_l = left & ((lm < 0) | (deps < lm))
-        new_l2 = left & ~new_l & ((lm2 < 0) | (deps < lm2))
-        self.lmost2[idx, heads] = np.where(new_l, lm, np.where(new_l2, deps, lm2))
-        self.lmost[idx, heads] = np.where(new_l, deps, lm)
-        new_r = ~left & (deps > rm)
-        new_r2 = ~left & ~new_r & (deps > rm2)
-        self.rmost2[idx, heads] = np.where(new_r, rm, np.where(new_r2, deps, rm2))
-        self.rmost[idx, heads] = np.where(new_r, deps, rm)
-        np.add.at(self.ndeps, (idx, heads), 1)
-        old = self.comp[idx, deps]
-        new = self.comp[idx, heads]
-        block = self.comp[idx]
-        self.comp[idx] = np.where(block == old[:, None], new[:, None], block)
+        _kernels.add_arcs(self.info, self.ndeps, self.comp, idx.astype(INT, copy=False),
+                          heads.astype(INT, copy=False), deps.astype(INT, copy=False),
+                          labels.astype(INT, copy=False))
 
     def select(self, keep: np.ndarray) -> "States":
         """A new States holding only the rows ``keep`` (the parse loop drops
@@ -228,19 +207,17 @@ class States:
         """Per sentence (of ``rows``, default all) (heads, label ids) over words
         1..n: headless words become roots with ``root_label``. A single-headed
         acyclic graph, so always a tree."""
-        rows = range(self.B) if rows is None else rows
-        out = []
-        for b in rows:
-            n = self.n[b]
-            h = self.heads[b, 1:n + 1]
-            out.append((np.where(h < 0, 0, h).tolist(), np.where(h < 0, root_label, self.labels[b, 1:n + 1]).tolist()))
-        return out
+        rows = np.arange(self.B) if rows is None else np.asarray(rows, dtype=INT)
+        h = self.heads[rows, 1:]
+        heads = np.where(h < 0, 0, h).tolist()
+        labels = np.where(h < 0, root_label, self.labels[rows, 1:]).tolist()
+        return [(hs[:n], ls[:n]) for hs, ls, n in zip(heads, labels, self.n[rows].tolist())]
 
 
 class FeaturePlan:
     """Feature templates compiled for gathering: each template is a base
     position (s0-s2, b0-b2, i0-i1) or a relation (l, r, l2, r2, h) of one,
-    so that all features come from two fancy-indexing operations."""
+    so that one C loop over the batch gathers them all."""
 
     BASES = ("s0", "s1", "s2", "b0", "b1", "b2", "i0", "i1")
 
@@ -255,26 +232,14 @@ class FeaturePlan:
         labelled = [parse(t) for t in label_templates]
         self.lab_base = np.array([b for b, _ in labelled], dtype=INT)
         self.lab_rel = np.array([r for _, r in labelled], dtype=INT)
-        self.inactive = any(t.startswith("i") for t in list(templates) + list(label_templates))
 
-    def gather(self, states: States) -> Tuple[np.ndarray, np.ndarray]:
-        parts = [states.tops(3), states.fronts(3)]
-        parts.append(states.tops(2, inactive=True) if self.inactive else np.full((states.B, 2), -1, dtype=INT))
-        bases = np.concatenate(parts, axis=1)  # [B, 8]
-        rows = states.rows[:, None]
-
-        def resolve(base: np.ndarray, rel: np.ndarray) -> np.ndarray:
-            words = bases[:, base]
-            related = states.info[rows, np.maximum(words, 0), np.maximum(rel, 0)[None, :]]
-            return np.where(rel[None, :] < 0, words, np.where(words >= 0, related, -1))
-
-        words = resolve(self.base, self.rel) if len(self.base) else np.zeros((states.B, 0), dtype=INT)
-        if len(self.lab_base):
-            lab_words = resolve(self.lab_base, self.lab_rel)
-            labels = np.where(lab_words >= 0, states.info[rows, np.maximum(lab_words, 0), LABEL], -1)
-        else:
-            labels = np.zeros((states.B, 0), dtype=INT)
-        return np.where(words > 0, words - 1, -1), labels
+    def gather(self, states: States, offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """(feature tokens [B, F], label ids of their arcs [B, L]): word w of
+        row b is token ``offsets[b] + w - 1`` (default offsets 0); -1 absent."""
+        if offsets is None:
+            offsets = np.zeros(states.B, dtype=INT)
+        return _kernels.gather(states.positions(), states.info, self.base, self.rel,
+                               self.lab_base, self.lab_rel, offsets.astype(INT, copy=False))
 
 
 @dataclass

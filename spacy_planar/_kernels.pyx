@@ -1,0 +1,178 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, language_level=3, initializedcheck=False
+"""C loops for the parse loop's hot spots, one pass over the batch each.
+
+The transition systems describe themselves in numpy over a batch of states
+(``systems/``); what every system does on every transition (reading the
+stack and buffer positions, gathering feature tokens, adding arcs) and the
+parser's per-step hidden layer run here instead of as a dozen numpy calls
+each, which is what a step cost when batches shrink to a few sentences.
+Every function has a numpy twin in ``tests/reference.py`` that the tests
+compare it with.
+"""
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+
+cdef extern from *:
+    """
+    #define PREFETCH(p) __builtin_prefetch(p)
+    """
+    void PREFETCH(const void*) nogil
+
+import numpy as np
+
+# columns of States.info (see systems/state.py)
+cdef enum:
+    LMOST, RMOST, LMOST2, RMOST2, HEAD, LABEL
+
+
+def positions(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[::1] active,
+              const int64_t[:, ::1] buf, const int64_t[::1] bp):
+    """[B, 8]: s0 s1 s2 (active stack, top first), b0 b1 b2 (buffer, front
+    first), i0 i1 (inactive stack, with two stacks); -1 where absent."""
+    cdef Py_ssize_t B = stack.shape[0], n_stacks = stack.shape[1]
+    out = np.empty((B, 8), dtype=np.int64)
+    cdef int64_t[:, ::1] o = out
+    cdef Py_ssize_t b, k
+    cdef int64_t a, d
+    for b in range(B):
+        a = active[b]
+        d = sp[b, a]
+        for k in range(3):
+            o[b, k] = stack[b, a, d - 1 - k] if d - 1 - k >= 0 else -1
+        d = bp[b]
+        for k in range(3):
+            o[b, 3 + k] = buf[b, d - 1 - k] if d - 1 - k >= 0 else -1
+        if n_stacks > 1:
+            d = sp[b, 1 - a]
+            for k in range(2):
+                o[b, 6 + k] = stack[b, 1 - a, d - 1 - k] if d - 1 - k >= 0 else -1
+        else:
+            o[b, 6] = -1
+            o[b, 7] = -1
+    return out
+
+
+def at(const int64_t[:, :] table, const int64_t[:] words):
+    """table[b, words[b]] for each row b, -1 where words[b] < 0."""
+    cdef Py_ssize_t b, B = words.shape[0]
+    out = np.empty(B, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    for b in range(B):
+        o[b] = table[b, words[b]] if words[b] >= 0 else -1
+    return out
+
+
+cdef inline int64_t _resolve(const int64_t[:, ::1] bases, const int64_t[:, :, ::1] info, Py_ssize_t b,
+                             int64_t base, int64_t rel) nogil:
+    cdef int64_t w = bases[b, base]
+    if rel < 0 or w < 0:
+        return w
+    return info[b, w, rel]
+
+
+def gather(const int64_t[:, ::1] bases, const int64_t[:, :, ::1] info, const int64_t[::1] base,
+           const int64_t[::1] rel, const int64_t[::1] lab_base, const int64_t[::1] lab_rel,
+           const int64_t[::1] offsets):
+    """Feature tokens [B, F] and the label ids of their arcs [B, L].
+
+    Slot f of row b is the word ``bases[b, base[f]]`` or, when ``rel[f] >= 0``,
+    that word's relation ``info[b, word, rel[f]]`` (a dependent or the head);
+    tokens are returned as rows of the batch's token table: word w of row b
+    is ``offsets[b] + w - 1``; -1 for absent words and for the artificial root."""
+    cdef Py_ssize_t B = bases.shape[0], F = base.shape[0], L = lab_base.shape[0]
+    feats = np.empty((B, F), dtype=np.int64)
+    labs = np.empty((B, L), dtype=np.int64)
+    cdef int64_t[:, ::1] fo = feats
+    cdef int64_t[:, ::1] lo = labs
+    cdef Py_ssize_t b, f
+    cdef int64_t w
+    for b in range(B):
+        for f in range(F):
+            w = _resolve(bases, info, b, base[f], rel[f])
+            fo[b, f] = offsets[b] + w - 1 if w > 0 else -1
+        for f in range(L):
+            w = _resolve(bases, info, b, lab_base[f], lab_rel[f])
+            lo[b, f] = info[b, w, LABEL] if w >= 0 else -1
+    return feats, labs
+
+
+def add_arcs(int64_t[:, :, ::1] info, int64_t[:, ::1] ndeps, int64_t[:, ::1] comp,
+             const int64_t[::1] idx, const int64_t[::1] heads, const int64_t[::1] deps,
+             const int64_t[::1] labels):
+    """Add the arcs heads[k] -> deps[k] (label ids) to rows idx[k]: head and
+    label of the dependent, the head's leftmost / rightmost two dependents,
+    its number of dependents, and the union of the two components."""
+    cdef Py_ssize_t k, w, T = comp.shape[1]
+    cdef int64_t b, h, d, old, new
+    for k in range(idx.shape[0]):
+        b, h, d = idx[k], heads[k], deps[k]
+        info[b, d, HEAD] = h
+        info[b, d, LABEL] = labels[k]
+        if d < h:
+            if info[b, h, LMOST] < 0 or d < info[b, h, LMOST]:
+                info[b, h, LMOST2] = info[b, h, LMOST]
+                info[b, h, LMOST] = d
+            elif info[b, h, LMOST2] < 0 or d < info[b, h, LMOST2]:
+                info[b, h, LMOST2] = d
+        else:
+            if d > info[b, h, RMOST]:
+                info[b, h, RMOST2] = info[b, h, RMOST]
+                info[b, h, RMOST] = d
+            elif d > info[b, h, RMOST2]:
+                info[b, h, RMOST2] = d
+        ndeps[b, h] += 1
+        old, new = comp[b, d], comp[b, h]
+        if old != new:
+            for w in range(T):
+                if comp[b, w] == old:
+                    comp[b, w] = new
+
+
+def hidden(const float[:, ::1] table, Py_ssize_t n_slots, const float[::1] bias, const int64_t[:, ::1] ids,
+           const float[:, :, ::1] E, const int64_t[:, ::1] lab_ids, Py_ssize_t n_pieces):
+    """The hidden layer of the parser for a batch of states, on the CPU:
+    per state, the bias plus the precomputed rows of its feature tokens
+    (``table`` is (tokens + 1) x slots rows of width hidden x pieces, the
+    last token the padding; ids[s, f] < 0 -> padding) plus the label
+    features' rows of E (lab_ids < 0 -> E's last row), then maxout over
+    the pieces (ReLU with one piece)."""
+    cdef Py_ssize_t R = ids.shape[0], F = ids.shape[1], L = lab_ids.shape[1]
+    cdef Py_ssize_t width = table.shape[1], nH = width // n_pieces
+    cdef Py_ssize_t pad = table.shape[0] // n_slots - 1, n_values = E.shape[1]
+    out = np.empty((R, nH), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    cdef float* acc = <float*>malloc(width * sizeof(float))
+    cdef Py_ssize_t r, f, i, h, p
+    cdef int64_t t
+    cdef const float* row
+    cdef float m
+    try:
+        for r in range(R):
+            if r + 2 < R:  # the table is far larger than the cache: ask for rows ahead
+                for f in range(F):
+                    t = ids[r + 2, f]
+                    row = &table[(t if t >= 0 else pad) * n_slots + f, 0]
+                    for i in range(0, width, 16):
+                        PREFETCH(row + i)
+            for i in range(width):
+                acc[i] = bias[i]
+            for f in range(F):
+                t = ids[r, f]
+                row = &table[(t if t >= 0 else pad) * n_slots + f, 0]
+                for i in range(width):
+                    acc[i] += row[i]
+            for f in range(L):
+                t = lab_ids[r, f]
+                row = &E[f, t if t >= 0 else n_values - 1, 0]
+                for i in range(width):
+                    acc[i] += row[i]
+            for h in range(nH):
+                m = acc[h * n_pieces]
+                for p in range(1, n_pieces):
+                    if acc[h * n_pieces + p] > m:
+                        m = acc[h * n_pieces + p]
+                o[r, h] = m if (n_pieces > 1 or m > 0) else 0
+    finally:
+        free(acc)
+    return out

@@ -1,0 +1,54 @@
+"""The C loops of spacy_planar._kernels against their per-row twins in
+reference.py, on states reached by random valid actions of every system."""
+import numpy as np
+import pytest
+
+import reference
+from spacy_planar import _kernels
+from spacy_planar.systems import SYSTEMS, make_system
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEMS))
+def test_state_kernels_match_reference(name):
+    rng = np.random.default_rng(7)
+    system = make_system(name, ["a", "b", "c"])
+    lengths = rng.integers(1, 16, size=24)
+    st = system.init_states(lengths)
+    offsets = np.cumsum(lengths) - lengths
+    steps = 0
+    while not system.is_final(st).all():
+        assert st.positions().tolist() == reference.positions(st)
+        feats, labs = system.get_features(st, offsets)
+        assert (feats.tolist(), labs.tolist()) == reference.features(
+            st, system.features, system.label_features, offsets)
+        s0 = st.s(0)
+        assert st.at(st.heads, s0).tolist() == [int(st.heads[b, w]) if w >= 0 else -1 for b, w in enumerate(s0)]
+        for b in range(st.B):
+            facts, blocks = reference.derived_facts(st, b)
+            kept = [([int(st.lmost[b, w]), int(st.lmost2[b, w])], [int(st.rmost[b, w]), int(st.rmost2[b, w])],
+                     int(st.ndeps[b, w])) for w in range(st.T)]
+            assert kept == facts
+            by_comp = {}
+            for w in range(st.T):
+                by_comp.setdefault(int(st.comp[b, w]), []).append(w)
+            assert sorted(by_comp.values()) == blocks
+        valid = system.valid_actions(st)
+        scores = rng.random(valid.shape) + valid * 2.0
+        system.apply(st, np.where(valid.any(axis=1), scores.argmax(axis=1), -1))
+        steps += 1
+    assert steps >= lengths.max() and (st.heads[:, 1:] >= 0).sum() > lengths.sum() // 2  # arcs were built
+
+
+@pytest.mark.parametrize("n_pieces", [1, 2, 3])
+def test_hidden_kernel_matches_reference(n_pieces):
+    rng = np.random.default_rng(n_pieces)
+    n_tokens, nF, nH, nL, nV = 30, 5, 8, 3, 7
+    table = rng.normal(size=(n_tokens + 1, nF, nH * n_pieces)).astype("float32")
+    bias = rng.normal(size=nH * n_pieces).astype("float32")
+    E = rng.normal(size=(nL, nV, nH * n_pieces)).astype("float32")
+    ids = rng.integers(-1, n_tokens, size=(50, nF))
+    lab_ids = rng.integers(-1, nV - 1, size=(50, nL))
+    got = _kernels.hidden(table.reshape(-1, nH * n_pieces), nF, bias, ids, E, lab_ids, n_pieces)
+    want = np.asarray(reference.hidden(table, bias, ids, E, lab_ids, n_pieces))
+    assert got.shape == (50, nH)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
