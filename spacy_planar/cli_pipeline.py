@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -135,22 +136,31 @@ def compare(
     repeats: int = typer.Option(3, "--repeats", "-r", help="Parse repeats (speed: best)"),
 ) -> None:
     """A markdown table of trained pipelines on one treebank: UAS, LAS, exact
-    match, non-projective P/R/F, training time, parse speed."""
-    rows = []
+    match, non-projective P/R/F, training time, parse speed. A NAME given
+    several times (runs with different seeds) gets one row: the mean of its
+    runs, with the standard deviation of UAS and LAS."""
+    runs: Dict[str, List[Dict]] = {}
     for item in models:
         name, _, path = item.partition("=")
         if not path:
             fail(f"expected NAME=PIPELINE_DIR, got '{item}'")
         try:
-            r = score_pipeline(Path(path), gold, repeats=repeats)
+            runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats))
         except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
             fail(str(e))
-        rows.append((name, r))
+    several = any(len(rs) > 1 for rs in runs.values())
     header = "| system | UAS | LAS | EM_U | EM_L | NP P (U) | NP R (U) | NP F (U) | NP F (L) | train s | parse words/s |"
-    lines = [f"Test: `{gold}` (all words, punctuation included)", "", header, "|" + "---|" * 11]
-    for name, r in rows:
-        train_s = f"{r['train_seconds']:.0f}" if r["train_seconds"] is not None else "-"
-        lines.append(f"| {name} | {r['UAS']:.2f} | {r['LAS']:.2f} | {r['EM_U']:.2f} | {r['EM_L']:.2f} | "
+    lines = [f"Test: `{gold}` (all words, punctuation included)"
+             + ("; rows of several runs: mean ± standard deviation over the runs" if several else ""),
+             "", header, "|" + "---|" * 11]
+    for name, rs in runs.items():
+        r = {k: statistics.mean(x[k] for x in rs) for k in rs[0] if k != "train_seconds"}
+        sd = {k: statistics.stdev(x[k] for x in rs) if len(rs) > 1 else None for k in ("UAS", "LAS")}
+        times = [x["train_seconds"] for x in rs if x["train_seconds"] is not None]
+        train_s = f"{statistics.mean(times):.0f}" if times else "-"
+        uas, las = ((f"{r[k]:.2f}" + (f" ± {sd[k]:.2f}" if sd[k] is not None else "")) for k in ("UAS", "LAS"))
+        label = name + (f" ({len(rs)} runs)" if len(rs) > 1 else "")
+        lines.append(f"| {label} | {uas} | {las} | {r['EM_U']:.2f} | {r['EM_L']:.2f} | "
                      f"{r['NP_P_U']:.1f} | {r['NP_R_U']:.1f} | {r['NP_F_U']:.1f} | {r['NP_F_L']:.1f} | "
                      f"{train_s} | {r['words_per_s']:,.0f} |")
     table = "\n".join(lines) + "\n"

@@ -94,6 +94,11 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     assert r.exit_code == 0 and 0 <= json.loads(r.output)["UAS"] <= 100
     r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1"])
     assert r.exit_code == 0 and "| swap |" in r.output
+    row = next(line for line in r.output.splitlines() if line.startswith("| swap |"))
+    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", f"swap={out / 'model-last'}", "-r", "1"])
+    assert r.exit_code == 0, r.output
+    runs = next(line for line in r.output.splitlines() if line.startswith("| swap (2 runs) |")).split(" | ")
+    assert runs[1] == row.split(" | ")[1] + " ± 0.00" and runs[2] == row.split(" | ")[2] + " ± 0.00"
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
                             "-r", "1", "--json"])
     assert r.exit_code == 0, r.output
