@@ -155,3 +155,64 @@ def test_action_table_is_data():
     assert a.table.names()[:3] == ["SHIFT", "REDUCE", "LEFT-ARC-obj"]
     assert len(a.table) == 3 + 2 * 3  # SHIFT REDUCE SWITCH + 2 arcs x (obj, nsubj, root)
     assert "SWITCH" in MOVE_NAMES
+
+
+def _state_key(st):
+    return (tuple(st.stack[0, 0, :st.sp[0, 0]].tolist()), int(st.bp[0]), tuple(st.heads[0].tolist()),
+            tuple(st.labels[0].tolist()))
+
+
+def _best_reachable(system, st, gold, memo):
+    """The most gold arcs (label included) of any final tree reachable from
+    the one-row state st, by exhaustive search."""
+    key = _state_key(st)
+    if key not in memo:
+        if system.is_final(st)[0]:
+            h, g = st.heads[0], gold.heads[0]
+            words = np.arange(1, st.n[0] + 1)
+            built = (h[words] == g[words]) & (st.labels[0, words] == gold.labels[0, words])
+            roots = (h[words] < 0) & (g[words] == 0)
+            memo[key] = int(built.sum() + roots.sum())
+        else:
+            valid = system.valid_actions(st)[0]
+            best = 0
+            for a in np.flatnonzero(valid):
+                nxt = st.select(np.array([0]))
+                system.apply(nxt, np.array([a]))
+                best = max(best, _best_reachable(system, nxt, gold, memo))
+            memo[key] = best
+    return memo[key]
+
+
+@settings(max_examples=40, deadline=None)
+@given(labelled_trees(max_words=6), st.lists(st.integers(0, 10 ** 6), max_size=10))
+def test_arc_eager_dynamic_oracle_costs_are_exact(tree, walk):
+    """In any reachable configuration (a random walk from the start), the
+    cost of each valid action is the number of gold arcs it puts out of
+    reach: the best reachable score now minus the best after the action."""
+    from spacy_planar.systems.state import Gold
+    system = system_for_trees("arc-eager", [tree])
+    prepared = system.prepare_tree(*tree)
+    st = system.init_states([len(tree[0])])
+    gold = Gold.from_trees([system.label_tree(prepared)], st.T)
+    for r in walk:
+        valid = np.flatnonzero(system.valid_actions(st)[0])
+        if len(valid) == 0:
+            break
+        system.apply(st, np.array([valid[r % len(valid)]]))
+    memo = {}
+    best = _best_reachable(system, st, gold, memo)
+    if system.is_final(st)[0]:
+        return
+    cost, gold_label = system.costs(st, gold)
+    for a in np.flatnonzero(system.valid_actions(st)[0]):
+        move, label = system.table.move_of[a], system.table.label_of[a]
+        want = best - _best_reachable(system, _after(system, st, a), gold, memo)
+        got = cost[0, move] + (label >= 0 and gold_label[0, move] >= 0 and label != gold_label[0, move])
+        assert got == want, (system.table.names()[a], got, want)
+
+
+def _after(system, st, a):
+    nxt = st.select(np.array([0]))
+    system.apply(nxt, np.array([a]))
+    return nxt
