@@ -32,7 +32,7 @@ from .registrations import SystemSpec
 from .scorer import planar_parser_score
 from .systems import TransitionSystem
 from .systems.base import Tree, batches, oracle_run
-from .systems.state import INT
+from .systems.state import INT, Gold
 from .trees import are_trees, tree_error
 
 DEFAULT_CONFIG = """
@@ -69,6 +69,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
         "single_root": False,
         "root_label": None,
         "extra_root_label": "dep",
+        "exploration": 0.0,
         "scorer": DEFAULT_MODEL["scorer"],
     },
     default_score_weights={
@@ -77,16 +78,23 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
     },
 )
 def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: SystemSpec, single_root: bool,
-                       root_label: Optional[str], extra_root_label: str, scorer: Optional[Callable]):
+                       root_label: Optional[str], extra_root_label: str, exploration: float,
+                       scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
 
     single_root: give each sentence exactly one root (UD): further roots are
         attached to the largest tree with ``extra_root_label``.
     root_label: the label of root words; None: learned from the training data.
+    exploration: training with exploration (Goldberg & Nivre 2012), for
+        systems with a dynamic oracle (arc-eager): the probability that a
+        training parse follows the model's own prediction rather than a
+        zero-cost move; each state is trained towards all its zero-cost
+        actions. 0: the static oracle (cached transition sequences).
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
-                        root_label=root_label, extra_root_label=extra_root_label, scorer=scorer)
+                        root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
+                        scorer=scorer)
 
 
 Unit = Tuple[int, int, int]  # (doc index, start, end)
@@ -97,14 +105,20 @@ class PlanarParser(TrainablePipe):
 
     def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: SystemSpec,
                  single_root: bool = False, root_label: Optional[str] = None, extra_root_label: str = "dep",
-                 scorer: Optional[Callable] = planar_parser_score):
+                 exploration: float = 0.0, scorer: Optional[Callable] = planar_parser_score):
         self.vocab = vocab
         self.model = model
         self.name = name
         self.spec = transition_system
         self.scorer = scorer
+        if not 0.0 <= exploration <= 1.0:
+            raise ValueError(f"[E061] {name}: exploration must be a probability, got {exploration}")
+        if exploration and not hasattr(transition_system.make([], root_label or "root"), "costs"):
+            raise ValueError(f"[E062] {name}: exploration needs a dynamic oracle, which the transition system "
+                             f"'{transition_system.name}' does not have (arc-eager has one); set exploration = 0")
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
-                    "extra_root_label": extra_root_label, "system": transition_system.to_dict()}
+                    "extra_root_label": extra_root_label, "exploration": exploration,
+                    "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
         self._cache: Dict[int, List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
@@ -259,6 +273,8 @@ class PlanarParser(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "PlanarParser.update")
+        if self.cfg.get("exploration"):
+            return self._update_exploring(examples, drop, sgd, losses)
         seqs = self._oracle(examples)
         docs, ids, labs, actions, valid = [], [], [], [], []
         offset = 0
@@ -283,6 +299,72 @@ class PlanarParser(TrainablePipe):
             self.finish_update(sgd)
         losses[self.name] += loss
         return losses
+
+    def _update_exploring(self, examples: List[Example], drop: float, sgd, losses: Dict[str, float]):
+        """Training with exploration: parse the batch with the current model,
+        following its prediction with probability ``exploration`` (else the
+        best-scored zero-cost action), record every state with its zero-cost
+        actions, then one batched update towards them."""
+        system = self.system
+        docs, trees, offsets = [], [], []
+        offset = 0
+        for eg in examples:
+            units = self.gold_trees(eg)
+            if not units:
+                continue
+            for (start, _), tree in units:
+                trees.append(system.label_tree(system.prepare_tree(*tree)))
+                offsets.append(offset + start)
+            docs.append(eg.predicted)
+            offset += len(eg.predicted)
+        if not docs:
+            return losses
+        scorer = architectures.StepScorer(self.model, docs)
+        st = system.init_states([len(h) for h, _ in trees])
+        gold = Gold.from_trees(trees, st.T)
+        system.prepare_batch(st, gold)
+        offsets_a = np.asarray(offsets, dtype=INT)
+        table = system.table
+        ids, labs, targets, valids = [], [], [], []
+        while True:
+            live = ~system.is_final(st)
+            if not live.any():
+                break
+            f, l = system.get_features(st, offsets_a)
+            scores = self.model.ops.to_numpy(scorer(f, l))
+            cost, gold_label = system.costs(st, gold)
+            valid = np.isfinite(cost)[:, table.move_of]
+            arc_label = gold_label[:, table.move_of]
+            zero = ((cost[:, table.move_of] == 0)
+                    & ((arc_label < 0) | (table.label_of[None, :] < 0) | (table.label_of[None, :] == arc_label)))
+            keep = live & zero.any(axis=1)
+            ids.append(f[keep]), labs.append(l[keep]), targets.append(zero[keep]), valids.append(valid[keep])
+            predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
+            best_zero = np.where(zero, scores, -np.inf).argmax(axis=1)
+            follow = (np.random.random(st.B) < self.cfg["exploration"]) | ~zero.any(axis=1)
+            system.apply(st, np.where(live, np.where(follow, predicted, best_zero), -1))
+        set_dropout_rate(self.model, drop)
+        scores, backprop = self.model.begin_update((docs, np.concatenate(ids), np.concatenate(labs)))
+        d_scores, loss = self.get_loss_towards(scores, np.concatenate(targets), np.concatenate(valids))
+        backprop(d_scores)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss_towards(self, scores, targets: np.ndarray, valid: np.ndarray):
+        """Softmax over the valid actions; cross-entropy with the set of
+        target actions (the probability mass on any of them)."""
+        ops = self.model.ops
+        valid, targets = ops.asarray(valid), ops.asarray(targets)
+        masked = ops.xp.where(valid, scores, -1e9)
+        masked = masked - masked.max(axis=1, keepdims=True)
+        probs = ops.xp.exp(masked) * valid
+        probs /= probs.sum(axis=1, keepdims=True)
+        on_target = (probs * targets).sum(axis=1, keepdims=True)
+        loss = float(-ops.xp.log(on_target + 1e-12).sum())
+        d_scores = probs - probs * targets / (on_target + 1e-12)
+        return d_scores, loss
 
     def get_loss_from(self, scores, actions: np.ndarray, valid_moves: np.ndarray):
         """Softmax over the valid actions; cross-entropy with the oracle's."""

@@ -53,7 +53,10 @@ def train_pipeline(system, train_docs, epochs=EPOCHS, **cfg):
 @pytest.fixture(scope="module")
 def trained(gothic):
     train_docs, _ = gothic
-    return {name: train_pipeline(name, train_docs) for name in SYSTEMS}
+    pipes = {name: train_pipeline(name, train_docs) for name in SYSTEMS}
+    # arc-eager trained with exploration (its dynamic oracle), following its own predictions 90% of the time
+    pipes["arc-eager+exploration"] = train_pipeline("arc-eager", train_docs, exploration=0.9)
+    return pipes
 
 
 def scores(nlp, gold_docs):
@@ -64,7 +67,7 @@ def scores(nlp, gold_docs):
     return evaluate([(tree_of(g), tree_of(p)) for g, p in zip(gold_docs, parsed)])
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS))
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
@@ -75,6 +78,14 @@ def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     held = scores(nlp, held_out)
     assert held["UAS"] > chain["UAS"] + 10, (held, chain)
     assert held["LAS"] > 30.0
+
+
+def test_exploration_needs_a_dynamic_oracle():
+    nlp = spacy.blank("xx")
+    with pytest.raises(ValueError, match="E062"):
+        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "exploration": 0.5})
+    with pytest.raises(ValueError, match="E061"):
+        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["arc-eager"], "exploration": 1.5})
 
 
 def test_decorated_labels_stay_inside(trained, gothic):
