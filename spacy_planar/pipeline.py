@@ -290,10 +290,17 @@ class PlanarParser(TrainablePipe):
             offset += len(eg.predicted)
         if not docs:
             return losses
+        actions_a, valid_a = np.concatenate(actions), np.concatenate(valid)
+        return self._learn(docs, np.concatenate(ids), np.concatenate(labs),
+                           lambda scores: self.get_loss_from(scores, actions_a, valid_a), drop, sgd, losses)
+
+    def _learn(self, docs: List[Doc], ids: np.ndarray, labs: np.ndarray, get_loss: Callable, drop: float, sgd,
+               losses: Dict[str, float]) -> Dict[str, float]:
+        """One batched update: score the states (feature tokens ``ids`` among
+        the tokens of ``docs``), ``get_loss(scores)`` -> (d_scores, loss)."""
         set_dropout_rate(self.model, drop)
-        ids_a = np.concatenate(ids)
-        scores, backprop = self.model.begin_update((docs, ids_a, np.concatenate(labs)))
-        d_scores, loss = self.get_loss_from(scores, np.concatenate(actions), np.concatenate(valid))
+        scores, backprop = self.model.begin_update((docs, ids, labs))
+        d_scores, loss = get_loss(scores)
         backprop(d_scores)
         if sgd not in (None, False):
             self.finish_update(sgd)
@@ -343,14 +350,11 @@ class PlanarParser(TrainablePipe):
             best_zero = np.where(zero, scores, -np.inf).argmax(axis=1)
             follow = (np.random.random(st.B) < self.cfg["exploration"]) | ~zero.any(axis=1)
             system.apply(st, np.where(live, np.where(follow, predicted, best_zero), -1))
-        set_dropout_rate(self.model, drop)
-        scores, backprop = self.model.begin_update((docs, np.concatenate(ids), np.concatenate(labs)))
-        d_scores, loss = self.get_loss_towards(scores, np.concatenate(targets), np.concatenate(valids))
-        backprop(d_scores)
-        if sgd not in (None, False):
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        targets_a, valid_a = np.concatenate(targets), np.concatenate(valids)
+        if len(targets_a) == 0:
+            return losses
+        return self._learn(docs, np.concatenate(ids), np.concatenate(labs),
+                           lambda scores: self.get_loss_towards(scores, targets_a, valid_a), drop, sgd, losses)
 
     def get_loss_towards(self, scores, targets: np.ndarray, valid: np.ndarray):
         """Softmax over the valid actions; cross-entropy with the set of
