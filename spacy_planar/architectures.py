@@ -149,9 +149,9 @@ class StepScorer:
     """Scores actions for parser states during one parse: the feature table of
     the batch's tokens and the parameters, fetched once (no gradient)."""
 
-    def __init__(self, model: Model, docs: List[Doc]):
+    def __init__(self, model: Model, docs: List[Doc], table: Optional[Floats3d] = None):
         self.ops = model.ops
-        self.table = precompute(model, docs)
+        self.table = precompute(model, docs) if table is None else table
         lower, labels, upper = model.get_ref("lower"), model.get_ref("labels"), model.get_ref("upper")
         self.nP = lower.get_dim("nP")
         self.b = lower.get_param("b")
@@ -201,13 +201,38 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bo
     """Training: (docs, ids, label ids) -> scores of every state; ids are rows
     of the concatenated tokens of ``docs`` (-1 absent)."""
     docs, ids, lab_ids = inputs
-    tok2vec, lower, upper, dropout, labels = model.layers
-    nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
+    table, bp_table = table_forward(model, docs, is_train)
+    scores, bp_states = states_forward(model, table, ids, lab_ids, is_train)
+
+    def backprop(d_scores: Floats2d) -> List[Floats2d]:
+        return bp_table(bp_states(d_scores))
+
+    return scores, backprop
+
+
+def table_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[Floats3d, Callable]:
+    """docs -> the feature table of their tokens (tok2vec, then the
+    precomputed first layer); the backward pass goes on into the tok2vec."""
+    tok2vec, lower = model.get_ref("tok2vec"), model.get_ref("lower")
     ops = model.ops
     tokvecs, bp_tok2vec = tok2vec(docs, is_train)
     lengths = [len(x) for x in tokvecs]
-    X = ops.flatten(tokvecs)
-    table, bp_table = lower(X, is_train)
+    X = ops.flatten(tokvecs) if tokvecs else ops.alloc2f(0, lower.get_dim("nI"))
+    table, bp_lower = lower(X, is_train)
+
+    def backprop(d_table: Floats3d) -> List[Floats2d]:
+        return bp_tok2vec(ops.unflatten(bp_lower(d_table), lengths))
+
+    return table, backprop
+
+
+def states_forward(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d,
+                   is_train: bool) -> Tuple[Floats2d, Callable]:
+    """(feature table, the states' feature tokens and label ids) -> scores of
+    every state; the backward pass returns the gradient of the table."""
+    lower, upper, dropout, labels = (model.get_ref(n) for n in ("lower", "upper", "dropout", "labels"))
+    nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
+    ops = model.ops
     pre, rows = gather_hidden(ops, table, lower.get_param("b"), ops.asarray(ids))
     from_labels, bp_labels = labels(ops.asarray(lab_ids), is_train)
     pre += from_labels
@@ -218,7 +243,7 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bo
     dropped, bp_dropout = dropout(hidden, is_train)
     scores, bp_upper = upper(dropped, is_train)
 
-    def backprop(d_scores: Floats2d) -> List[Floats2d]:
+    def backprop(d_scores: Floats2d) -> Floats3d:
         d_hidden = bp_dropout(bp_upper(d_scores))
         if nP == 1:
             d_pre = ops.backprop_relu(d_hidden, hidden)
@@ -230,7 +255,6 @@ def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bo
         d_flat = d_table.reshape((table.shape[0] * table.shape[1], table.shape[2]))
         for f in range(table.shape[1]):
             ops.scatter_add(d_flat, rows[:, f], d_pre)
-        dX = bp_table(d_table)
-        return bp_tok2vec(ops.unflatten(dX, lengths))
+        return d_table
 
     return scores, backprop

@@ -326,12 +326,16 @@ class PlanarParser(TrainablePipe):
             offset += len(eg.predicted)
         if not docs:
             return losses
-        scorer = architectures.StepScorer(self.model, docs)
+        # one tok2vec pass, with dropout and gradient, serves both the parse
+        # and the update (a tok2vec listener only has outputs in training mode)
+        set_dropout_rate(self.model, drop)
+        table, bp_table = architectures.table_forward(self.model, docs, is_train=True)
+        scorer = architectures.StepScorer(self.model, docs, table=table)
         st = system.init_states([len(h) for h, _ in trees])
         gold = Gold.from_trees(trees, st.T)
         system.prepare_batch(st, gold)
         offsets_a = np.asarray(offsets, dtype=INT)
-        table = system.table
+        acts = system.table
         ids, labs, targets, valids = [], [], [], []
         while True:
             live = ~system.is_final(st)
@@ -340,10 +344,10 @@ class PlanarParser(TrainablePipe):
             f, l = system.get_features(st, offsets_a)
             scores = self.model.ops.to_numpy(scorer(f, l))
             cost, gold_label = system.costs(st, gold)
-            valid = np.isfinite(cost)[:, table.move_of]
-            arc_label = gold_label[:, table.move_of]
-            zero = ((cost[:, table.move_of] == 0)
-                    & ((arc_label < 0) | (table.label_of[None, :] < 0) | (table.label_of[None, :] == arc_label)))
+            valid = np.isfinite(cost)[:, acts.move_of]
+            arc_label = gold_label[:, acts.move_of]
+            zero = ((cost[:, acts.move_of] == 0)
+                    & ((arc_label < 0) | (acts.label_of[None, :] < 0) | (acts.label_of[None, :] == arc_label)))
             keep = live & zero.any(axis=1)
             ids.append(f[keep]), labs.append(l[keep]), targets.append(zero[keep]), valids.append(valid[keep])
             predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
@@ -351,10 +355,14 @@ class PlanarParser(TrainablePipe):
             follow = (np.random.random(st.B) < self.cfg["exploration"]) | ~zero.any(axis=1)
             system.apply(st, np.where(live, np.where(follow, predicted, best_zero), -1))
         targets_a, valid_a = np.concatenate(targets), np.concatenate(valids)
-        if len(targets_a) == 0:
-            return losses
-        return self._learn(docs, np.concatenate(ids), np.concatenate(labs),
-                           lambda scores: self.get_loss_towards(scores, targets_a, valid_a), drop, sgd, losses)
+        scores, bp_states = architectures.states_forward(self.model, table, np.concatenate(ids),
+                                                         np.concatenate(labs), is_train=True)
+        d_scores, loss = self.get_loss_towards(scores, targets_a, valid_a)
+        bp_table(bp_states(d_scores))
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
 
     def get_loss_towards(self, scores, targets: np.ndarray, valid: np.ndarray):
         """Softmax over the valid actions; cross-entropy with the set of
