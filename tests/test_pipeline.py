@@ -37,8 +37,17 @@ def gothic():
     return docs[:N_TRAIN], held_out
 
 
-def train_pipeline(system, train_docs, epochs=EPOCHS, **cfg):
+LISTENER = {"@architectures": "spacy-planar.PlanarParserModel.v1",
+            "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "*"}}
+
+
+def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, **cfg):
+    """Train on gold words; with ``shared_tok2vec``, the parser listens to a
+    tok2vec component (as in the configs) instead of owning one."""
     nlp = spacy.blank("xx")
+    if shared_tok2vec:
+        nlp.add_pipe("tok2vec")
+        cfg["model"] = LISTENER
     nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS[system], **cfg})
     examples = [Example(words_only(nlp, d), d) for d in train_docs]
     sgd = nlp.initialize(lambda: examples)
@@ -54,8 +63,9 @@ def train_pipeline(system, train_docs, epochs=EPOCHS, **cfg):
 def trained(gothic):
     train_docs, _ = gothic
     pipes = {name: train_pipeline(name, train_docs) for name in SYSTEMS}
-    # arc-eager trained with exploration (its dynamic oracle), following its own predictions 90% of the time
-    pipes["arc-eager+exploration"] = train_pipeline("arc-eager", train_docs, exploration=0.9)
+    # arc-eager trained with exploration (its dynamic oracle), following its own predictions 90% of
+    # the time, listening to a shared tok2vec (whose outputs exist only in training mode)
+    pipes["arc-eager+exploration"] = train_pipeline("arc-eager", train_docs, shared_tok2vec=True, exploration=0.9)
     return pipes
 
 
