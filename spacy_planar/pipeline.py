@@ -364,15 +364,21 @@ class PlanarParser(TrainablePipe):
         losses[self.name] += loss
         return losses
 
+    def _softmax_over(self, scores, valid):
+        """Softmax of each row over its valid actions (0 elsewhere)."""
+        xp = self.model.ops.xp
+        masked = xp.where(valid, scores, -1e9)
+        masked = masked - masked.max(axis=1, keepdims=True)
+        probs = xp.exp(masked) * valid
+        probs /= probs.sum(axis=1, keepdims=True)
+        return probs
+
     def get_loss_towards(self, scores, targets: np.ndarray, valid: np.ndarray):
         """Softmax over the valid actions; cross-entropy with the set of
         target actions (the probability mass on any of them)."""
         ops = self.model.ops
-        valid, targets = ops.asarray(valid), ops.asarray(targets)
-        masked = ops.xp.where(valid, scores, -1e9)
-        masked = masked - masked.max(axis=1, keepdims=True)
-        probs = ops.xp.exp(masked) * valid
-        probs /= probs.sum(axis=1, keepdims=True)
+        targets = ops.asarray(targets)
+        probs = self._softmax_over(scores, ops.asarray(valid))
         on_target = (probs * targets).sum(axis=1, keepdims=True)
         loss = float(-ops.xp.log(on_target + 1e-12).sum())
         d_scores = probs - probs * targets / (on_target + 1e-12)
@@ -381,11 +387,7 @@ class PlanarParser(TrainablePipe):
     def get_loss_from(self, scores, actions: np.ndarray, valid_moves: np.ndarray):
         """Softmax over the valid actions; cross-entropy with the oracle's."""
         ops = self.model.ops
-        valid = ops.asarray(valid_moves[:, self.system.table.move_of])
-        masked = ops.xp.where(valid, scores, -1e9)
-        masked = masked - masked.max(axis=1, keepdims=True)
-        probs = ops.xp.exp(masked) * valid
-        probs /= probs.sum(axis=1, keepdims=True)
+        probs = self._softmax_over(scores, ops.asarray(valid_moves[:, self.system.table.move_of]))
         gold = ops.asarray(actions)
         rows = ops.xp.arange(len(gold))
         loss = float(-ops.xp.log(probs[rows, gold] + 1e-12).sum())
