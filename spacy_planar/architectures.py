@@ -151,51 +151,25 @@ class StepScorer:
     the batch's tokens and the parameters, fetched once (no gradient)."""
 
     def __init__(self, model: Model, docs: List[Doc], table: Optional[Floats3d] = None):
-        self.ops = model.ops
-        self.table = precompute(model, docs) if table is None else table
+        self.model = model
+        self.table = table_forward(model, docs, is_train=False)[0] if table is None else table
         lower, labels, upper = model.get_ref("lower"), model.get_ref("labels"), model.get_ref("upper")
         self.nP = lower.get_dim("nP")
         self.b = lower.get_param("b")
         self.E = labels.get_param("E")
-        self.W_T = self.ops.xp.ascontiguousarray(upper.get_param("W").T)
+        self.W_T = model.ops.xp.ascontiguousarray(upper.get_param("W").T)
         self.b_out = upper.get_param("b")
 
     def __call__(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
-        xp = self.ops.xp
-        if xp is numpy:  # CPU: gather, sum and maxout in one C loop
-            n_rows, nF, width = self.table.shape
-            hidden = _kernels.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
-                                     lab_ids, self.nP)
-        else:
-            hidden = self._hidden(ids, lab_ids)
+        if self.model.ops.xp is not numpy:  # GPU: the training forward without dropout
+            return states_forward(self.model, self.table, ids, lab_ids, is_train=False)[0]
+        # CPU: gather, sum and maxout in one C loop
+        n_rows, nF, width = self.table.shape
+        hidden = _kernels.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
+                                 lab_ids, self.nP)
         scores = hidden @ self.W_T
         scores += self.b_out
         return scores
-
-    def _hidden(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
-        """The hidden layer with Thinc ops (GPU); ``_kernels.hidden`` on CPU."""
-        xp = self.ops.xp
-        pre, _ = gather_hidden(self.ops, self.table, self.b, self.ops.asarray(ids))
-        n_labels = self.E.shape[1]
-        lab = xp.where(lab_ids < 0, n_labels - 1, self.ops.asarray(lab_ids))
-        for slot in range(self.E.shape[0]):
-            pre += self.E[slot].take(lab[:, slot], axis=0)
-        if self.nP == 1:  # ReLU
-            return xp.maximum(pre, 0)
-        # maxout without its argmax; the pieces of unit h are columns h*nP .. h*nP+nP-1,
-        # and an elementwise maximum of strided views is far faster than max(axis=2)
-        hidden = pre[:, 0::self.nP]
-        for piece in range(1, self.nP):
-            hidden = xp.maximum(hidden, pre[:, piece::self.nP])
-        return hidden
-
-
-def precompute(model: Model, docs: List[Doc]) -> Floats3d:
-    """The feature table of a batch of Docs, their tokens concatenated
-    (row i of each slot: token i; the last row: absent)."""
-    tokvecs = model.get_ref("tok2vec").predict(docs)
-    X = model.ops.flatten(tokvecs) if tokvecs else model.ops.alloc2f(0, model.get_ref("lower").get_dim("nI"))
-    return model.get_ref("lower").predict(X)
 
 
 def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bool) -> Tuple[Floats2d, Callable]:

@@ -290,18 +290,20 @@ class PlanarParser(TrainablePipe):
             offset += len(eg.predicted)
         if not docs:
             return losses
-        actions_a, valid_a = np.concatenate(actions), np.concatenate(valid)
-        return self._learn(docs, np.concatenate(ids), np.concatenate(labs),
-                           lambda scores: self.get_loss_from(scores, actions_a, valid_a), drop, sgd, losses)
-
-    def _learn(self, docs: List[Doc], ids: np.ndarray, labs: np.ndarray, get_loss: Callable, drop: float, sgd,
-               losses: Dict[str, float]) -> Dict[str, float]:
-        """One batched update: score the states (feature tokens ``ids`` among
-        the tokens of ``docs``), ``get_loss(scores)`` -> (d_scores, loss)."""
         set_dropout_rate(self.model, drop)
-        scores, backprop = self.model.begin_update((docs, ids, labs))
+        table, bp_table = architectures.table_forward(self.model, docs, is_train=True)
+        actions_a, valid_a = np.concatenate(actions), np.concatenate(valid)
+        return self._learn(table, bp_table, np.concatenate(ids), np.concatenate(labs),
+                           lambda scores: self.get_loss_from(scores, actions_a, valid_a), sgd, losses)
+
+    def _learn(self, table, bp_table: Callable, ids: np.ndarray, labs: np.ndarray, get_loss: Callable, sgd,
+               losses: Dict[str, float]) -> Dict[str, float]:
+        """One batched update: score the states (feature tokens ``ids`` in
+        the batch's feature ``table``), ``get_loss(scores)`` -> (d_scores,
+        loss), backpropagate through the table into the tok2vec."""
+        scores, bp_states = architectures.states_forward(self.model, table, ids, labs, is_train=True)
         d_scores, loss = get_loss(scores)
-        backprop(d_scores)
+        bp_table(bp_states(d_scores))
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += loss
@@ -348,21 +350,16 @@ class PlanarParser(TrainablePipe):
             arc_label = gold_label[:, acts.move_of]
             zero = ((cost[:, acts.move_of] == 0)
                     & ((arc_label < 0) | (acts.label_of[None, :] < 0) | (acts.label_of[None, :] == arc_label)))
-            keep = live & zero.any(axis=1)
+            has_zero = zero.any(axis=1)
+            keep = live & has_zero
             ids.append(f[keep]), labs.append(l[keep]), targets.append(zero[keep]), valids.append(valid[keep])
             predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
             best_zero = np.where(zero, scores, -np.inf).argmax(axis=1)
-            follow = (np.random.random(st.B) < self.cfg["exploration"]) | ~zero.any(axis=1)
+            follow = (np.random.random(st.B) < self.cfg["exploration"]) | ~has_zero
             system.apply(st, np.where(live, np.where(follow, predicted, best_zero), -1))
         targets_a, valid_a = np.concatenate(targets), np.concatenate(valids)
-        scores, bp_states = architectures.states_forward(self.model, table, np.concatenate(ids),
-                                                         np.concatenate(labs), is_train=True)
-        d_scores, loss = self.get_loss_towards(scores, targets_a, valid_a)
-        bp_table(bp_states(d_scores))
-        if sgd not in (None, False):
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return self._learn(table, bp_table, np.concatenate(ids), np.concatenate(labs),
+                           lambda scores: self.get_loss_towards(scores, targets_a, valid_a), sgd, losses)
 
     def _softmax_over(self, scores, valid):
         """Softmax of each row over its valid actions (0 elsewhere)."""

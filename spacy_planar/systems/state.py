@@ -132,10 +132,6 @@ class States:
         """The k-th word of the buffer (b0 = the front, k < 3), or -1."""
         return self.positions()[:, 3 + k]
 
-    def changed(self) -> None:
-        """Forget memoised positions (every mutation calls this)."""
-        self._memo.clear()
-
     def at(self, table: np.ndarray, words: np.ndarray) -> np.ndarray:
         """table[b, words[b]] with -1 for absent words."""
         if table.dtype == INT:
