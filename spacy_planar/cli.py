@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from itertools import zip_longest
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple

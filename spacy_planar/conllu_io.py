@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Dict, IO, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import conllu
-from conllu.serializer import serialize_field
 
 from .errors import ConlluError, Errors
 from .trees import tree_error

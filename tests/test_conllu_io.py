@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 from conftest import treebank
 from spacy_planar.cli import app
 from spacy_planar.conllu_io import (
-    USER_DATA_KEY, conllu_to_docs, doc_to_conllu, read_conllu, roundtrip_diffs, write_conllu,
+    conllu_to_docs, doc_to_conllu, read_conllu, roundtrip_diffs, write_conllu,
 )
 from spacy_planar.errors import ConlluError
 

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import assume, given, settings
 from strategies import labelled_trees, one_lift_trees, projective_trees
 
-from conftest import CZECH_HEADS, CZECH_LABELS, treebank
+from conftest import CZECH_HEADS, CZECH_LABELS
 from spacy_planar.pseudoproj import (
     ENCODINGS, deprojectivize, is_decorated, parse_label, projectivize, transform_check, undecorate,
 )

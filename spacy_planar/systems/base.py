@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .state import FEATURES_1STACK, INT, LABEL_FEATURES, LABELLED, MOVE_NAMES, ActionTable, FeaturePlan, Gold, States
+from .state import FEATURES_1STACK, INT, LABEL_FEATURES, MOVE_NAMES, ActionTable, FeaturePlan, Gold, States
 
 Tree = Tuple[Sequence[int], Sequence[str]]
 
