@@ -86,11 +86,12 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
     single_root: give each sentence exactly one root (UD): further roots are
         attached to the largest tree with ``extra_root_label``.
     root_label: the label of root words; None: learned from the training data.
-    exploration: training with exploration (Goldberg & Nivre 2012), for
-        systems with a dynamic oracle (arc-eager): the probability that a
-        training parse follows the model's own prediction rather than a
-        zero-cost move; each state is trained towards all its zero-cost
-        actions. 0: the static oracle (cached transition sequences).
+    exploration: training with exploration (Goldberg & Nivre 2012) on the
+        system's dynamic oracle (exact for arc-eager, approximate for planar,
+        2-planar and swap): the probability that a training parse follows the
+        model's own prediction rather than a cheapest move; each state is
+        trained towards all its cheapest actions. 0: the static oracle
+        (cached transition sequences).
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
@@ -113,9 +114,6 @@ class PlanarParser(TrainablePipe):
         self.scorer = scorer
         if not 0.0 <= exploration <= 1.0:
             raise ValueError(f"[E061] {name}: exploration must be a probability, got {exploration}")
-        if exploration and not hasattr(transition_system.make([], root_label or "root"), "costs"):
-            raise ValueError(f"[E062] {name}: exploration needs a dynamic oracle, which the transition system "
-                             f"'{transition_system.name}' does not have (arc-eager has one); set exploration = 0")
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
                     "system": transition_system.to_dict()}
@@ -312,7 +310,7 @@ class PlanarParser(TrainablePipe):
     def _update_exploring(self, examples: List[Example], drop: float, sgd, losses: Dict[str, float]):
         """Training with exploration: parse the batch with the current model,
         following its prediction with probability ``exploration`` (else the
-        best-scored zero-cost action), record every state with its zero-cost
+        best-scored cheapest action), record every state with its cheapest
         actions, then one batched update towards them."""
         system = self.system
         docs, trees, offsets = [], [], []
@@ -348,8 +346,11 @@ class PlanarParser(TrainablePipe):
             cost, gold_label = system.costs(st, gold)
             valid = np.isfinite(cost)[:, acts.move_of]
             arc_label = gold_label[:, acts.move_of]
-            zero = ((cost[:, acts.move_of] == 0)
-                    & ((arc_label < 0) | (acts.label_of[None, :] < 0) | (acts.label_of[None, :] == arc_label)))
+            # the cheapest actions (cost 0 for an exact dynamic oracle; an
+            # approximate one may leave a state without a zero-cost action)
+            act_cost = cost[:, acts.move_of] + ((arc_label >= 0) & (acts.label_of[None, :] >= 0)
+                                                & (acts.label_of[None, :] != arc_label))
+            zero = np.isfinite(act_cost) & (act_cost == act_cost.min(axis=1, keepdims=True))
             has_zero = zero.any(axis=1)
             keep = live & has_zero
             ids.append(f[keep]), labs.append(l[keep]), targets.append(zero[keep]), valids.append(valid[keep])

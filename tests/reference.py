@@ -138,3 +138,84 @@ def hidden(table, bias, ids, E, lab_ids, n_pieces):
         pieces = acc.reshape(-1, n_pieces).max(axis=1)
         out.append(pieces if n_pieces > 1 else [max(x, 0.0) for x in pieces])
     return out
+
+
+# --- exhaustive search over configurations (the dynamic oracles' ground truth) ---------
+# A configuration is a tuple; heads[w] is -1 while w has no head (heads[0] unused).
+# The moves are numbered as in spacy_planar.systems.state.
+SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
+
+
+def _connected(heads, a, b):
+    def top(x):
+        while heads[x] > 0:
+            x = heads[x]
+        return x
+    return top(a) == top(b)
+
+
+def planar_successors(cfg, n):
+    """Planar / 2-planar (Gómez-Rodríguez & Nivre 2010): cfg = (stacks,
+    active, last move was SWITCH, next buffer word, heads); one stack for
+    planar, two for 2-planar."""
+    stacks, active, switched, b, heads = cfg
+    out = {}
+    s = stacks[active]
+    if b <= n:
+        out[SHIFT] = (tuple(t + (b,) for t in stacks), active, False, b + 1, heads)
+    if s:
+        popped = list(stacks)
+        popped[active] = s[:-1]
+        out[REDUCE] = (tuple(popped), active, False, b, heads)
+        if b <= n and not _connected(heads, s[-1], b):
+            for move, h, d in ((LEFT, b, s[-1]), (RIGHT, s[-1], b)):
+                if heads[d] < 0:
+                    new = list(heads)
+                    new[d] = h
+                    out[move] = (stacks, active, False, b, tuple(new))
+    if len(stacks) == 2 and not switched:
+        out[SWITCH] = (stacks, 1 - active, True, b, heads)
+    return out
+
+
+def planar_final(cfg, n):
+    return cfg[3] > n
+
+
+def swap_successors(cfg, n):
+    """Swap (Nivre 2009): cfg = (stack with 0 at the bottom, buffer front first, heads)."""
+    stack, buf, heads = cfg
+    out = {}
+    if buf:
+        out[SHIFT] = (stack + (buf[0],), buf[1:], heads)
+    if len(stack) >= 2:
+        i, j = stack[-2], stack[-1]
+        for move, h, d, rest in ((LEFT, j, i, stack[:-2] + (j,)), (RIGHT, i, j, stack[:-1])):
+            if move == LEFT and i == 0:
+                continue
+            new = list(heads)
+            new[d] = h
+            out[move] = (rest, buf, tuple(new))
+        if 0 < i < j:
+            out[SWAP] = (stack[:-2] + (j,), (i,) + buf, heads)
+    return out
+
+
+def swap_final(cfg, n):
+    return cfg[0] == (0,) and not cfg[1]
+
+
+def best_reachable(successors, final, gold, n):
+    """best(cfg): the most gold links (heads, 0 for a root; a headless word
+    counts as a root) of any final configuration reachable from cfg."""
+    cache = {}
+
+    def best(cfg):
+        if cfg not in cache:
+            if final(cfg, n):
+                heads = cfg[-1]
+                cache[cfg] = sum(heads[w] == gold[w] or (heads[w] < 0 and gold[w] == 0) for w in range(1, n + 1))
+            else:
+                cache[cfg] = max(best(c) for c in successors(cfg, n).values())
+        return cache[cfg]
+    return best

@@ -229,3 +229,92 @@ def _after(system, st, a):
     nxt = st.select(np.array([0]))
     system.apply(nxt, np.array([a]))
     return nxt
+
+
+def _as_config(name, st, n):
+    """The one-row state st as a configuration of tests/reference.py."""
+    heads = tuple([-1] + [int(h) for h in st.heads[0, 1:n + 1]])
+    if name == "swap":
+        return (tuple(int(w) for w in st.stack[0, 0, :st.sp[0, 0]]),
+                tuple(int(w) for w in st.buf[0, :st.bp[0]][::-1]), heads)
+    b0 = int(st.b(0)[0])
+    stacks = tuple(tuple(int(w) for w in st.stack[0, k, :st.sp[0, k]]) for k in range(st.stack.shape[1]))
+    return stacks, int(st.active[0]), bool(st.last[0] == SWITCH), b0 if b0 > 0 else n + 1, heads
+
+
+def _random_tree(rng, n):
+    order = rng.permutation(np.arange(1, n + 1))
+    heads = [0] * n
+    for k, w in enumerate(order[1:], 1):
+        heads[w - 1] = int(order[rng.integers(0, k)])
+    return heads, [str(rng.choice(["nsubj", "obj", "obl"])) if h else "root" for h in heads]
+
+
+@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 6, 0.97), ("2-planar", 5, 0.97), ("swap", 6, 0.97)])
+def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share):
+    """The move costs of planar, 2-planar and swap (``costs``), in random
+    reachable configurations of random small trees, against the true cost
+    (best reachable score now minus after the move, by exhaustive search):
+    every state's cheapest moves are optimal, and the costs of the arc moves
+    (REDUCE, LEFT and RIGHT, and SHIFT but in swap, where SHIFT and SWAP
+    only carry the static oracle's preferences; the half-link preferences
+    left out) are exact in at least ``exact_share`` of the states
+    (planar: SHIFT and REDUCE too)."""
+    import reference as ref
+    from spacy_planar.systems.state import LEFT, REDUCE, RIGHT, SHIFT, Gold
+    rng = np.random.default_rng(7)
+    successors, final = ((ref.swap_successors, ref.swap_final) if name == "swap"
+                         else (ref.planar_successors, ref.planar_final))
+    checked = {REDUCE, LEFT, RIGHT} | ({SHIFT} if name != "swap" else set())
+    states = exact = 0
+    while states < 150:
+        tree = _random_tree(rng, int(rng.integers(2, max_words + 1)))
+        system = system_for_trees(name, [tree])
+        st = system.init_states([len(tree[0])])
+        gold = Gold.from_trees([system.label_tree(system.prepare_tree(*tree))], st.T)
+        system.prepare_batch(st, gold)
+        for _ in range(int(rng.integers(0, 4 * len(tree[0])))):
+            valid = np.flatnonzero(system.valid_actions(st)[0])
+            if len(valid) == 0:
+                break
+            system.apply(st, valid[rng.integers(0, len(valid))][None])
+        if system.is_final(st)[0]:
+            continue
+        n = len(tree[0])
+        best = ref.best_reachable(successors, final, [0] + [int(h) for h in gold.heads[0, 1:n + 1]], n)
+        cfg = _as_config(name, st, n)
+        succ = successors(cfg, n)
+        cost, _ = system.costs(st, gold)
+        assert set(np.flatnonzero(np.isfinite(cost[0]))) == set(succ)
+        true = {m: best(cfg) - best(c) for m, c in succ.items()}
+        cheapest = {m for m in succ if cost[0, m] == min(cost[0, k] for k in succ)}
+        assert all(true[m] == 0 for m in cheapest), (tree, cfg, cost[0], true)
+        states += 1
+        exact += all(np.floor(cost[0, m]) == true[m] for m in succ if m in checked)
+    assert exact >= exact_share * states, (exact, states)
+
+
+@pytest.mark.parametrize("name", ["planar", "2-planar", "swap"])
+def test_cheapest_moves_derive_the_gold_tree(name):
+    """From the start, taking any of the cheapest moves at random gives back
+    every gold tree the system covers (a sample of Gothic)."""
+    from spacy_planar.systems.state import Gold
+    trees = [t for t in gold_trees("got_proiel", every=7)]
+    system = system_for_trees(name, trees)
+    prepared = [system.prepare_tree(*t) for t in trees]
+    st = system.init_states([len(h) for h, _ in trees])
+    gold = Gold.from_trees([system.label_tree(t) for t in prepared], st.T)
+    system.prepare_batch(st, gold)
+    rng = np.random.default_rng(0)
+    while not system.is_final(st).all():
+        cost, label = system.costs(st, gold)
+        acts = system.table
+        act_cost = cost[:, acts.move_of] + ((label[:, acts.move_of] >= 0) & (acts.label_of[None, :] >= 0)
+                                            & (acts.label_of[None, :] != label[:, acts.move_of]))
+        cheapest = np.isfinite(act_cost) & (act_cost == act_cost.min(axis=1, keepdims=True))
+        pick = np.where(cheapest, rng.random(cheapest.shape), -1).argmax(axis=1)
+        system.apply(st, np.where(cheapest.any(axis=1), pick, -1))
+    out = system.output_trees(st)
+    covered = [i for i, t in enumerate(trees) if system.covers(*t)]
+    assert len(covered) > 0.75 * len(trees)
+    assert sum(out[i] == (list(trees[i][0]), list(trees[i][1])) for i in covered) == len(covered)

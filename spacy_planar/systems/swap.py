@@ -34,6 +34,7 @@ import numpy as np
 
 from ..trees import projective_order
 from .base import TransitionSystem
+from .planar import PREFER
 from .state import INT, LEFT, RIGHT, SHIFT, SWAP, Gold, States
 
 # Arcs join s1 and s0, so their children matter most (as for arc-standard,
@@ -129,11 +130,55 @@ class Swap(TransitionSystem):
                 return root
             root = np.where(up >= 0, up, root)
 
-    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
-        s0, s1, left, right, labels = self._arcs(st, gold)
+    def _swap(self, st: States, gold: Gold) -> np.ndarray:
+        """Where the oracle swaps: j <_G i (and, lazily, MPC(j) ≠ MPC(k) or β empty)."""
+        s0, s1 = st.s(0), st.s(1)
         swap = (s1 >= 1) & (st.at(gold.order, s0) < st.at(gold.order, s1))
         if self.lazy:
             b0 = st.b(0)
             swap &= (b0 < 0) | (st.at(gold.mpc, s0) != st.at(gold.mpc, b0))
-        moves = np.select([left, right, swap], [LEFT, RIGHT, SWAP], SHIFT)
+        return swap
+
+    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        s0, s1, left, right, labels = self._arcs(st, gold)
+        moves = np.select([left, right, self._swap(st, gold)], [LEFT, RIGHT, SWAP], SHIFT)
         return moves, labels
+
+    def costs(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        """An approximate dynamic oracle, static for the word order (as de
+        Lhoneux, Stymne & Nivre 2017 do for arc-hybrid with SWAP): a word
+        leaves the configuration when it gets its head, so an arc costs the
+        gold links it ends (the dependent's own link, if its gold head is
+        still there and is not this head, and the links of its gold
+        dependents still waiting). The order is left to the static oracle:
+        SWAP costs 0 where τ swaps, and ``PREFER`` (1/2: a preference for
+        the static oracle's order, less than a link) elsewhere; SHIFT costs 0
+        where neither an arc nor SWAP is free, ``PREFER`` elsewhere. Returns ([B, 6] costs, inf where
+        invalid; [B, 6] the gold label of the arc a LEFT / RIGHT-ARC would
+        build, -1 where that arc is not gold)."""
+        s0, s1 = st.s(0), st.s(1)
+        rows = st.rows
+        g = gold.heads
+        gc = np.maximum(g, 0)
+        x = np.arange(st.T)[None, :]
+        waiting = (st.heads < 0) & (x >= 1) & (x <= st.n[:, None])  # words still in σ or β
+        head_there = (g == 0) | ((g > 0) & waiting[rows[:, None], gc])
+        alive = waiting & head_there  # the word can still get its gold head
+        children = np.zeros((st.B, st.T), dtype=INT)  # gold dependents still waiting
+        r, c = np.nonzero(waiting & (g >= 0))
+        np.add.at(children, (r, g[r, c]), 1)
+        cost = np.zeros((st.B, 6))
+        label = np.full((st.B, 6), -1, dtype=INT)
+        for move, h, d in ((LEFT, s0, s1), (RIGHT, s1, s0)):
+            dc = np.maximum(d, 0)
+            is_gold = (d >= 1) & (g[rows, dc] == h)
+            cost[:, move] = (alive[rows, dc] & ~is_gold) + children[rows, dc]
+            label[:, move] = np.where(is_gold, gold.labels[rows, dc], -1)
+        valid = self.valid_moves(st)
+        free_arc = ((cost[:, [LEFT, RIGHT]] == 0) & valid[:, [LEFT, RIGHT]]).any(axis=1)
+        swap = self._swap(st, gold)
+        cost[:, SWAP] = np.where(swap, 0, PREFER)
+        cost[:, SHIFT] = np.where(swap | free_arc, PREFER, 0)
+        cost[~valid] = np.inf
+        cost[:, [m for m in range(6) if m not in self.moves]] = np.inf
+        return cost, label

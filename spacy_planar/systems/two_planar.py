@@ -45,7 +45,7 @@ import numpy as np
 
 from ..trees import crossings, min_planes
 from .planar import Planar
-from .state import FEATURES_2STACK, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, Gold, States
+from .state import FEATURES_2STACK, INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, Gold, States
 
 
 class TwoPlanar(Planar):
@@ -66,13 +66,17 @@ class TwoPlanar(Planar):
         gold.plane = np.full(gold.heads.shape, -1, dtype=gold.heads.dtype)
         gold.crossed = np.zeros(gold.heads.shape, dtype=bool)
         gold.cross: Dict[int, Dict[int, List[int]]] = {}
+        pairs = []  # (b, d1, d2): the links into d1 and d2 cross (for ``costs``)
         for b, n in enumerate(st.n):
             deps, adj = crossings(gold.heads[b, 1:n + 1])
             if not adj.any():
                 continue
+            i, k = np.nonzero(np.triu(adj))
+            pairs.extend((b, int(deps[a]), int(deps[c])) for a, c in zip(i, k))
             graph = {int(deps[i]): [int(deps[k]) for k in np.flatnonzero(adj[i])] for i in range(len(deps))}
             gold.cross[b] = {d: v for d, v in graph.items() if v}
             gold.crossed[b, list(gold.cross[b])] = True
+        gold.pairs = np.array(pairs, dtype=INT).reshape(-1, 3)
 
     def _assign_component(self, gold: Gold, b: int, first: int, plane: int) -> None:
         """Give the crossing component of link ``first`` its planes by BFS."""
