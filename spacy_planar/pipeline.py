@@ -335,7 +335,6 @@ class PlanarParser(TrainablePipe):
         gold = Gold.from_trees(trees, st.T)
         system.prepare_batch(st, gold)
         offsets_a = np.asarray(offsets, dtype=INT)
-        acts = system.table
         ids, labs, targets, valids = [], [], [], []
         while True:
             live = ~system.is_final(st)
@@ -343,21 +342,14 @@ class PlanarParser(TrainablePipe):
                 break
             f, l = system.get_features(st, offsets_a)
             scores = self.model.ops.to_numpy(scorer(f, l))
-            cost, gold_label = system.costs(st, gold)
-            valid = np.isfinite(cost)[:, acts.move_of]
-            arc_label = gold_label[:, acts.move_of]
             # the cheapest actions (cost 0 for an exact dynamic oracle; an
             # approximate one may leave a state without a zero-cost action)
-            act_cost = cost[:, acts.move_of] + ((arc_label >= 0) & (acts.label_of[None, :] >= 0)
-                                                & (acts.label_of[None, :] != arc_label))
-            zero = np.isfinite(act_cost) & (act_cost == act_cost.min(axis=1, keepdims=True))
-            has_zero = zero.any(axis=1)
-            keep = live & has_zero
-            ids.append(f[keep]), labs.append(l[keep]), targets.append(zero[keep]), valids.append(valid[keep])
+            valid, cheapest = system.cheapest_actions(st, gold)
+            ids.append(f[live]), labs.append(l[live]), targets.append(cheapest[live]), valids.append(valid[live])
             predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
-            best_zero = np.where(zero, scores, -np.inf).argmax(axis=1)
-            follow = (np.random.random(st.B) < self.cfg["exploration"]) | ~has_zero
-            system.apply(st, np.where(live, np.where(follow, predicted, best_zero), -1))
+            best_cheapest = np.where(cheapest, scores, -np.inf).argmax(axis=1)
+            follow = np.random.random(st.B) < self.cfg["exploration"]
+            system.apply(st, np.where(live, np.where(follow, predicted, best_cheapest), -1))
         targets_a, valid_a = np.concatenate(targets), np.concatenate(valids)
         return self._learn(table, bp_table, np.concatenate(ids), np.concatenate(labs),
                            lambda scores: self.get_loss_towards(scores, targets_a, valid_a), sgd, losses)

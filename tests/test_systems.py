@@ -307,11 +307,7 @@ def test_cheapest_moves_derive_the_gold_tree(name):
     system.prepare_batch(st, gold)
     rng = np.random.default_rng(0)
     while not system.is_final(st).all():
-        cost, label = system.costs(st, gold)
-        acts = system.table
-        act_cost = cost[:, acts.move_of] + ((label[:, acts.move_of] >= 0) & (acts.label_of[None, :] >= 0)
-                                            & (acts.label_of[None, :] != label[:, acts.move_of]))
-        cheapest = np.isfinite(act_cost) & (act_cost == act_cost.min(axis=1, keepdims=True))
+        _, cheapest = system.cheapest_actions(st, gold)
         pick = np.where(cheapest, rng.random(cheapest.shape), -1).argmax(axis=1)
         system.apply(st, np.where(cheapest.any(axis=1), pick, -1))
     out = system.output_trees(st)

@@ -73,6 +73,25 @@ class TransitionSystem:
             st._memo[key] = self.terminal(st)
         return st._memo[key]
 
+    def costs(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        """The dynamic oracle: ([B, 6] cost of each move, inf where invalid;
+        [B, 6] the gold label of the arc a LEFT / RIGHT-ARC would build, -1
+        where that arc is not gold)."""
+        raise NotImplementedError
+
+    def cheapest_actions(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        """([B, n_actions] valid, [B, n_actions] cheapest) from ``costs``: an
+        arc with another label than the gold one costs one link more; final
+        states have no valid action."""
+        cost, gold_label = self.costs(st, gold)
+        acts = self.table
+        arc_label = gold_label[:, acts.move_of]
+        act_cost = cost[:, acts.move_of] + ((arc_label >= 0) & (acts.label_of[None, :] >= 0)
+                                            & (acts.label_of[None, :] != arc_label))
+        act_cost[self.is_final(st)] = np.inf
+        valid = np.isfinite(act_cost)
+        return valid, valid & (act_cost == act_cost.min(axis=1, keepdims=True))
+
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
         """The tree the oracle derives from a gold tree (identity by default;
         arc-eager projectivizes, planar drops the links that do not fit)."""
