@@ -83,8 +83,12 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
 
-    single_root: give each sentence exactly one root (UD): further roots are
-        attached to the largest tree with ``extra_root_label``.
+    single_root: give each sentence exactly one root (UD). The planar systems
+        parse under the tree constraint (UNSHIFT: words left without a head
+        when the buffer is empty go back to it and are attached by the model,
+        as in Nivre & Fernández-González 2014 and spaCy's parser); any roots
+        still left, and those of arc-eager, are attached to the largest tree
+        with ``extra_root_label``.
     root_label: the label of root words; None: learned from the training data.
     exploration: training with exploration (Goldberg & Nivre 2012) on the
         system's dynamic oracle (exact for arc-eager, approximate for planar,
@@ -409,7 +413,7 @@ class PlanarParser(TrainablePipe):
     def _parse_group(self, system: TransitionSystem, scorer, lengths: List[int], offsets: np.ndarray) -> List[Tree]:
         """Greedy parse of units of the given lengths (their first tokens at
         ``offsets`` among the scorer's tokens); finished rows are dropped along the way."""
-        st = system.init_states(lengths)
+        st = system.init_states(lengths, finish=self.cfg["single_root"])
         index = np.arange(st.B)  # row of st -> unit
         trees: List[Optional[Tree]] = [None] * st.B
         dead = np.zeros(st.B, dtype=bool)

@@ -113,6 +113,37 @@ def test_random_valid_actions_give_promised_trees(lengths, seed, name):
         assert PROMISE[name](heads)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(["planar", "2-planar"]))
+def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, name):
+    """Under the tree constraint (UNSHIFT at the end), random valid actions
+    still give planar / 2-planar trees within the bound, and planar always
+    ends with one root (2-planar can be left with more: an unshifted word is
+    linked on a stack where it was on top, and the parser then attaches
+    what remains to the largest tree)."""
+    system = make_system(name, ["a", "b"])
+    states, steps = random_run(system, lengths, np.random.default_rng(seed), finish=True)
+    assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
+    for heads, labels in states.trees(system.root_id):
+        assert tree_error(heads) is None
+        assert PROMISE[name](heads)
+        if name == "planar":
+            assert sum(1 for h in heads if h == 0) == 1
+
+
+@pytest.mark.parametrize("name", ["planar", "2-planar"])
+def test_tree_constraint_reduces_roots(name):
+    system = make_system(name, ["a", "b"])
+    lengths = [5, 12, 20, 30] * 50
+    roots = []
+    for finish in (False, True):
+        states, _ = random_run(system, lengths, np.random.default_rng(7), finish=finish)
+        roots.append(np.mean([sum(1 for h in heads if h == 0) for heads, _ in states.trees(system.root_id)]))
+    forest, constrained = roots
+    assert forest > 2 and constrained < 1.5
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(1, 20), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1))
 def test_two_planar_never_switches_twice(lengths, seed):

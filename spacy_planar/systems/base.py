@@ -109,8 +109,10 @@ class TransitionSystem:
         return heads, labels
 
     # --- shared -------------------------------------------------------------
-    def init_states(self, lengths: Sequence[int]) -> States:
-        return States(lengths, n_stacks=self.n_stacks, root_on_stack=self.root_on_stack)
+    def init_states(self, lengths: Sequence[int], finish: bool = False) -> States:
+        """Initial configurations; ``finish``: parse under the tree constraint
+        (one root per sentence) where the system has one (the planar systems)."""
+        return States(lengths, n_stacks=self.n_stacks, root_on_stack=self.root_on_stack, finish=finish)
 
     def valid_actions(self, st: States) -> np.ndarray:
         """[B, n_actions] boolean mask, all False for final states."""
@@ -188,10 +190,12 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
     yield "done", (st, Counter({MOVE_NAMES[m]: int(c) for m, c in enumerate(counts) if c}))
 
 
-def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator) -> Tuple[States, np.ndarray]:
-    """Drive states with uniformly random valid actions until all are final;
-    returns the states and the number of transitions of each."""
-    st = system.init_states(lengths)
+def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator,
+               finish: bool = False) -> Tuple[States, np.ndarray]:
+    """Drive states with uniformly random valid actions until all are final
+    (``finish``: under the tree constraint); returns the states and the
+    number of transitions of each."""
+    st = system.init_states(lengths, finish=finish)
     bound = np.array([system.max_steps(n) for n in lengths], dtype=INT)
     while not system.is_final(st).all():
         valid = system.valid_actions(st)

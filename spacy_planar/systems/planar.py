@@ -15,6 +15,25 @@ only add the link, and words without a head may be reduced.
 Terminal: β = []. At most 3n - 1 transitions (n SHIFTs, n REDUCEs, n - 1 arcs).
 The acyclicity check is "wi and wj in different components" (``States.comp``).
 
+Tree constraint (``States.finish``, the component's ``single_root``; at parse
+time only): the system builds forests, and a word left without a head at the
+end is one more root. Under the constraint the parser itself attaches such
+words, as Nivre & Fernández-González (2014) do for arc-eager with UNSHIFT
+(and spaCy's parser does): a word is never reduced from its last stack
+without a head while β is not empty, and when β is empty
+
+    UNSHIFT      (σ|wi, [], A) ⇒ (σ, [wi], A)     wi headless, never unshifted
+                 before, and another headless word on a stack
+
+is applied automatically (there is nothing to choose). The unshifted wi is
+then attached with the usual moves (RIGHT-ARC from a word below it, or it
+takes s0 as its dependent by LEFT-ARC, REDUCE passing over words that have a
+head) and leaves β as soon as it has a head; SHIFT removes it headless only
+when its stack is empty. Any two words on one stack can be linked without
+crossing a link of that stack's plane, so the output stays planar (2-planar).
+Terminal: β = [] and at most one headless word left on the stacks. Each word
+is unshifted at most once: at most 4n transitions.
+
 Oracle (section 4.3): LEFT-ARC if wj -> wi ∈ E \\ A; RIGHT-ARC if wi -> wj ∈ E \\ A;
 REDUCE if some wx, x < i, has a link with wj in E \\ A; SHIFT otherwise. It
 reproduces every planar tree. (Reducing words as soon as their links are all
@@ -53,7 +72,7 @@ class Planar(TransitionSystem):
 
     @staticmethod
     def max_steps(n: int) -> int:
-        return 3 * n
+        return 4 * n  # 3n without the tree constraint
 
     def valid_moves(self, st: States) -> np.ndarray:
         s0, b0 = st.s(0), st.b(0)
@@ -66,7 +85,71 @@ class Planar(TransitionSystem):
         valid[:, LEFT] = both & apart & (st.at(st.heads, s0) < 0)
         valid[:, RIGHT] = both & apart & (st.at(st.heads, b0) < 0)
         valid[:, SWITCH] = st.last != SWITCH  # used by 2-planar only
+        if st.finish:
+            self._tree_constraint(st, valid)
         return valid
+
+    # --- the tree constraint (``States.finish``) ----------------------------------
+    def _tree_constraint(self, st: States, valid: np.ndarray) -> None:
+        s0, b0 = st.s(0), st.b(0)
+        has_s = s0 >= 0
+        s0_headless = has_s & (st.at(st.heads, s0) < 0)
+        unshifted = (b0 >= 0) & st.unshifted[st.rows, np.maximum(b0, 0)]
+        if st.stack.shape[1] == 2:
+            other = st.stack[st.rows, 1 - st.active]
+            live = np.arange(other.shape[1])[None, :] < st.sp[st.rows, 1 - st.active][:, None]
+            s0_elsewhere = ((other == s0[:, None]) & live).any(axis=1)
+            top = st.sp[st.rows, 1 - st.active] - 1
+            b0_across = (top >= 0) & (other[st.rows, np.maximum(top, 0)] == b0)
+            other_empty = ~live[:, 0]
+        else:
+            s0_elsewhere = b0_across = other_empty = np.zeros(st.B, dtype=bool)
+        # never leave a word headless for good while β is not empty; with an
+        # unshifted b0, a headless s0 can always be linked to it (unless s0 is b0 itself)
+        valid[:, REDUCE] &= ~(s0_headless & (st.bp > 0) & np.where(unshifted, s0 != b0, ~s0_elsewhere))
+        # SWITCH only to a non-empty stack, and with an unshifted b0 only to a
+        # stack where it is on top (it is reduced there, and the words below it
+        # can be linked to it without crossing)
+        valid[:, SWITCH] &= ((st.bp > 0) & ~unshifted) | ~other_empty
+        valid[:, SWITCH] &= ~unshifted | b0_across
+        # an unshifted word leaves β by getting a head, or headless when no stack can give it one
+        valid[:, SHIFT] &= ~unshifted | (~has_s & ~valid[:, SWITCH])
+
+    def headless_on_stacks(self, st: States, rows: np.ndarray) -> np.ndarray:
+        """Words without a head on some stack, per row of ``rows``."""
+        on = np.zeros((len(rows), st.T), dtype=bool)
+        for s in range(st.stack.shape[1]):
+            live = np.arange(st.stack.shape[2])[None, :] < st.sp[rows, s][:, None]
+            r, c = np.nonzero(live)
+            on[r, st.stack[rows[r], s, c]] = True
+        return (on & (st.heads[rows] < 0)).sum(axis=1)
+
+    def terminal(self, st: States) -> np.ndarray:
+        done = st.bp == 0
+        if st.finish and done.any():
+            rows = np.flatnonzero(done)
+            done[rows] = self.headless_on_stacks(st, rows) <= 1
+        return done
+
+    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        super().apply_moves(st, idx, moves, labels)
+        if not st.finish:
+            return
+        # an unshifted word that has its head leaves β
+        b0 = st.b(0)[idx]
+        b0c = np.maximum(b0, 0)
+        got = (b0 >= 0) & st.unshifted[idx, b0c] & (st.heads[idx, b0c] >= 0)
+        if got.any():
+            st.pop_buffer(idx[got])
+        # UNSHIFT: β empty, s0 headless and never unshifted, another headless word left
+        s0 = st.s(0)[idx]
+        s0c = np.maximum(s0, 0)
+        back = idx[(st.bp[idx] == 0) & (s0 >= 0) & (st.heads[idx, s0c] < 0) & ~st.unshifted[idx, s0c]]
+        back = back[self.headless_on_stacks(st, back) >= 2]
+        if len(back):
+            word = st.pop(back, st.active[back])
+            st.push_buffer(back, word)
+            st.unshifted[back, word] = True
 
     def transitions(self):
         return {SHIFT: self.shift, REDUCE: self.reduce, LEFT: self.left_arc, RIGHT: self.right_arc,

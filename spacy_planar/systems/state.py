@@ -15,7 +15,9 @@ batch size. The same core serves the oracle, training and parsing.
 * ``lmost``, ``rmost``: leftmost / rightmost dependent so far;
 * ``comp``: connected component of each word in the graph built so far,
   for the acyclicity check of the planar systems (no undirected path);
-* ``last``: the previous move (2-planar never SWITCHes twice in a row).
+* ``last``: the previous move (2-planar never SWITCHes twice in a row);
+* ``unshifted``: words put back into the buffer by the tree constraint's
+  UNSHIFT (``finish``: see ``Planar``), each at most once.
 """
 from __future__ import annotations
 
@@ -85,7 +87,8 @@ class ActionTable:
 class States:
     """Configurations of a batch of sentences (see the module docstring)."""
 
-    def __init__(self, lengths: Sequence[int], n_stacks: int = 1, root_on_stack: bool = False):
+    def __init__(self, lengths: Sequence[int], n_stacks: int = 1, root_on_stack: bool = False,
+                 finish: bool = False):
         n = np.asarray(lengths, dtype=INT)
         B = len(n)
         T = int(n.max()) + 1 if B else 1
@@ -109,6 +112,8 @@ class States:
         self.active = np.zeros(B, dtype=INT)
         self.last = np.full(B, -1, dtype=INT)
         self.steps = np.zeros(B, dtype=INT)
+        self.unshifted = np.zeros((B, T), dtype=bool)
+        self.finish = finish
         self._memo: Dict[Tuple[str, int], np.ndarray] = {}
         if root_on_stack:
             self.stack[:, 0, 0] = 0
@@ -190,7 +195,7 @@ class States:
         for name, value in self.__dict__.items():
             if isinstance(value, np.ndarray) and value.shape[:1] == (self.B,) and name != "rows":
                 setattr(out, name, value[keep].copy())
-        out.B, out.T = len(keep), self.T
+        out.B, out.T, out.finish = len(keep), self.T, self.finish
         out.rows = np.arange(out.B)
         out.lmost, out.rmost = out.info[:, :, LMOST], out.info[:, :, RMOST]
         out.lmost2, out.rmost2 = out.info[:, :, LMOST2], out.info[:, :, RMOST2]
