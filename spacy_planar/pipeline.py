@@ -532,8 +532,12 @@ class PlanarParser(TrainablePipe):
                 self.model.from_bytes(f.read())
         return self
 
+    # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
+    # overrides them); the rest of cfg (labels, system) is what was learned
+    OPTIONS = ("single_root", "extra_root_label", "exploration")
+
     def _load_cfg(self, cfg: dict) -> None:
-        self.cfg.update(cfg)
+        self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
         self._system = None
         self._cache.clear()
 

@@ -29,7 +29,7 @@ is applied automatically (there is nothing to choose). The unshifted wi is
 then attached with the usual moves (RIGHT-ARC from a word below it, or it
 takes s0 as its dependent by LEFT-ARC, REDUCE passing over words that have a
 head) and leaves β as soon as it has a head; SHIFT removes it headless only
-when its stack is empty. Any two words on one stack can be linked without
+when its stack is empty (and, in 2-planar, it cannot SWITCH). Any two words on one stack can be linked without
 crossing a link of that stack's plane, so the output stays planar (2-planar).
 Terminal: β = [] and at most one headless word left on the stacks. Each word
 is unshifted at most once: at most 4n transitions.
@@ -90,62 +90,99 @@ class Planar(TransitionSystem):
         return valid
 
     # --- the tree constraint (``States.finish``) ----------------------------------
-    def _tree_constraint(self, st: States, valid: np.ndarray) -> None:
-        s0, b0 = st.s(0), st.b(0)
-        has_s = s0 >= 0
-        s0_headless = has_s & (st.at(st.heads, s0) < 0)
-        unshifted = (b0 >= 0) & st.unshifted[st.rows, np.maximum(b0, 0)]
-        if st.stack.shape[1] == 2:
-            other = st.stack[st.rows, 1 - st.active]
-            live = np.arange(other.shape[1])[None, :] < st.sp[st.rows, 1 - st.active][:, None]
-            s0_elsewhere = ((other == s0[:, None]) & live).any(axis=1)
-            top = st.sp[st.rows, 1 - st.active] - 1
-            b0_across = (top >= 0) & (other[st.rows, np.maximum(top, 0)] == b0)
-            other_empty = ~live[:, 0]
-        else:
-            s0_elsewhere = b0_across = other_empty = np.zeros(st.B, dtype=bool)
-        # never leave a word headless for good while β is not empty; with an
-        # unshifted b0, a headless s0 can always be linked to it (unless s0 is b0 itself)
-        valid[:, REDUCE] &= ~(s0_headless & (st.bp > 0) & np.where(unshifted, s0 != b0, ~s0_elsewhere))
-        # SWITCH only to a non-empty stack, and with an unshifted b0 only to a
-        # stack where it is on top (it is reduced there, and the words below it
-        # can be linked to it without crossing)
-        valid[:, SWITCH] &= ((st.bp > 0) & ~unshifted) | ~other_empty
-        valid[:, SWITCH] &= ~unshifted | b0_across
-        # an unshifted word leaves β by getting a head, or headless when no stack can give it one
-        valid[:, SHIFT] &= ~unshifted | (~has_s & ~valid[:, SWITCH])
+    @staticmethod
+    def _on_other_stack(st: States, rows: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """Whether words[k] is on the inactive stack of rows[k] (one stack: never)."""
+        if st.stack.shape[1] == 1 or len(rows) == 0:
+            return np.zeros(len(rows), dtype=bool)
+        other = st.stack[rows, 1 - st.active[rows]]
+        live = np.arange(other.shape[1])[None, :] < st.sp[rows, 1 - st.active[rows]][:, None]
+        return ((other == words[:, None]) & live).any(axis=1)
 
-    def headless_on_stacks(self, st: States, rows: np.ndarray) -> np.ndarray:
-        """Words without a head on some stack, per row of ``rows``."""
-        on = np.zeros((len(rows), st.T), dtype=bool)
-        for s in range(st.stack.shape[1]):
-            live = np.arange(st.stack.shape[2])[None, :] < st.sp[rows, s][:, None]
-            r, c = np.nonzero(live)
-            on[r, st.stack[rows[r], s, c]] = True
-        return (on & (st.heads[rows] < 0)).sum(axis=1)
+    @staticmethod
+    def _headless_on_stacks(st: States, rows: np.ndarray) -> np.ndarray:
+        """Headless words on the stacks of rows whose β is empty: every
+        headless word is on a stack or gone (``roots_out``)."""
+        return st.n[rows] - st.n_arcs[rows] - st.roots_out[rows]
+
+    def _tree_constraint(self, st: States, valid: np.ndarray) -> None:
+        # only rows near the end of β, or with a word gone headless, are concerned
+        rows = np.flatnonzero((st.bp <= 1) | (st.roots_out > 0))
+        if len(rows) == 0:
+            return
+        s0, b0 = st.s(0)[rows], st.b(0)[rows]
+        has_s = s0 >= 0
+        s0_headless = has_s & (st.heads[rows, np.maximum(s0, 0)] < 0)
+        unshifted = (b0 >= 0) & st.unshifted[rows, np.maximum(b0, 0)]
+        bp = st.bp[rows]
+        # while β is not empty, one word at most leaves the stacks without a head
+        # (the root, which links may then cover); with an unshifted b0, a headless
+        # s0 can always be linked to it instead (unless s0 is b0 itself)
+        no_reduce = s0_headless & (bp > 0) & np.where(unshifted, s0 != b0, st.roots_out[rows] > 0)
+        check = np.flatnonzero(no_reduce & ~unshifted)
+        no_reduce[check[self._on_other_stack(st, rows[check], s0[check])]] = False
+        valid[rows[no_reduce], REDUCE] = False
+        if st.stack.shape[1] == 2:
+            # SWITCH only to a non-empty stack, and with an unshifted b0 only to a
+            # stack where it is on top (it is reduced there, and the words below
+            # it can be linked to it without crossing)
+            other = 1 - st.active[rows]
+            other_sp = st.sp[rows, other]
+            top = st.stack[rows, other, np.maximum(other_sp - 1, 0)]
+            across = (other_sp > 0) & (top == b0)
+            valid[rows, SWITCH] &= np.where(unshifted, across, (bp > 0) | (other_sp > 0))
+        else:
+            valid[rows, SWITCH] = False
+        # an unshifted word leaves β by getting a head, or headless when no stack can give it one
+        valid[rows, SHIFT] &= ~unshifted | (~has_s & ~valid[rows, SWITCH])
 
     def terminal(self, st: States) -> np.ndarray:
         done = st.bp == 0
         if st.finish and done.any():
             rows = np.flatnonzero(done)
-            done[rows] = self.headless_on_stacks(st, rows) <= 1
+            left = self._headless_on_stacks(st, rows)
+            done[rows] = (left == 0) | (left + st.roots_out[rows] <= 1)
         return done
 
     def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        if st.finish:
+            # words leaving for good without a head: a headless s0 reduced from its
+            # last stack (and not in β: an unshifted b0's copy), an unshifted b0
+            # shifted away (with no copy left on a stack)
+            red = idx[moves == REDUCE]
+            s0, b0 = st.s(0)[red], st.b(0)[red]
+            gone = red[(s0 != b0) & (st.heads[red, np.maximum(s0, 0)] < 0)]
+            gone = gone[~self._on_other_stack(st, gone, st.s(0)[gone])]
+            st.roots_out[gone] += 1
+            shifted = moves == SHIFT
+            b0 = st.b(0)[idx]
+            drop = shifted & (b0 >= 0) & st.unshifted[idx, np.maximum(b0, 0)]
+            if drop.any():  # SHIFT of an unshifted word: it leaves β (a root), onto no stack
+                k = np.flatnonzero(drop)  # valid for these with an empty active stack only
+                st.roots_out[idx[k[~self._on_other_stack(st, idx[k], b0[k])]]] += 1  # else gone with its copy
+                st.pop_buffer(idx[drop])
+                idx, moves, labels = idx[~drop], moves[~drop], labels[~drop]
         super().apply_moves(st, idx, moves, labels)
-        if not st.finish:
+        if st.finish:
+            self._settle(st, idx[st.bp[idx] <= 1])
+
+    def _settle(self, st: States, rows: np.ndarray) -> None:
+        """The automatic steps of the tree constraint, on rows whose β holds one word at most."""
+        if len(rows) == 0:
             return
         # an unshifted word that has its head leaves β
-        b0 = st.b(0)[idx]
+        b0 = np.where(st.bp[rows] > 0, st.buf[rows, np.maximum(st.bp[rows] - 1, 0)], -1)
         b0c = np.maximum(b0, 0)
-        got = (b0 >= 0) & st.unshifted[idx, b0c] & (st.heads[idx, b0c] >= 0)
+        got = (b0 >= 0) & st.unshifted[rows, b0c] & (st.heads[rows, b0c] >= 0)
         if got.any():
-            st.pop_buffer(idx[got])
+            st.pop_buffer(rows[got])
         # UNSHIFT: β empty, s0 headless and never unshifted, another headless word left
-        s0 = st.s(0)[idx]
+        sp = st.sp[rows, st.active[rows]]
+        s0 = np.where(sp > 0, st.stack[rows, st.active[rows], np.maximum(sp - 1, 0)], -1)
         s0c = np.maximum(s0, 0)
-        back = idx[(st.bp[idx] == 0) & (s0 >= 0) & (st.heads[idx, s0c] < 0) & ~st.unshifted[idx, s0c]]
-        back = back[self.headless_on_stacks(st, back) >= 2]
+        back = (st.bp[rows] == 0) & (s0 >= 0) & (st.heads[rows, s0c] < 0) & ~st.unshifted[rows, s0c]
+        back &= self._headless_on_stacks(st, rows) + st.roots_out[rows] >= 2
+        back = rows[back]
         if len(back):
             word = st.pop(back, st.active[back])
             st.push_buffer(back, word)

@@ -17,7 +17,8 @@ batch size. The same core serves the oracle, training and parsing.
   for the acyclicity check of the planar systems (no undirected path);
 * ``last``: the previous move (2-planar never SWITCHes twice in a row);
 * ``unshifted``: words put back into the buffer by the tree constraint's
-  UNSHIFT (``finish``: see ``Planar``), each at most once.
+  UNSHIFT (``finish``: see ``Planar``), each at most once; ``roots_out``:
+  words that left every stack (and β) without a head; ``n_arcs``: arcs built.
 """
 from __future__ import annotations
 
@@ -113,6 +114,8 @@ class States:
         self.last = np.full(B, -1, dtype=INT)
         self.steps = np.zeros(B, dtype=INT)
         self.unshifted = np.zeros((B, T), dtype=bool)
+        self.roots_out = np.zeros(B, dtype=INT)
+        self.n_arcs = np.zeros(B, dtype=INT)
         self.finish = finish
         self._memo: Dict[Tuple[str, int], np.ndarray] = {}
         if root_on_stack:
@@ -184,6 +187,7 @@ class States:
         if len(idx) == 0:
             return
         self._memo.clear()
+        self.n_arcs[idx] += 1
         _kernels.add_arcs(self.info, self.ndeps, self.comp, idx.astype(INT, copy=False),
                           heads.astype(INT, copy=False), deps.astype(INT, copy=False),
                           labels.astype(INT, copy=False))

@@ -14,8 +14,10 @@ the buffer, so the links of each stack form a planar graph and A is 2-planar.
 Terminal: β = []. Bound: at most 4n - 1 other transitions (n SHIFTs, 2n
 REDUCEs, n - 1 arcs) and at most one SWITCH before each of them and at the end,
 so at most 8n transitions. The tree constraint of ``Planar`` applies to the
-active stack (an unshifted word is linked on the stack it came from; with β
-empty, SWITCH only goes to a non-empty stack): at most n more SHIFTs, so 10n.
+active stack: an unshifted word is linked on the stack it came from, or
+after SWITCH on the other one if it is on top there (where it is then reduced,
+so that the words below it can be linked to it without crossing); with β
+empty, SWITCH only goes to a non-empty stack. At most n more SHIFTs: 10n.
 
 Oracle (section 5.1), with the planes of the links assigned incrementally as
 in section 5.2 rather than from a precomputed colouring: a link that crosses
