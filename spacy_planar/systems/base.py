@@ -15,6 +15,10 @@ from .state import FEATURES_1STACK, INT, LABEL_FEATURES, MOVE_NAMES, ActionTable
 
 Tree = Tuple[Sequence[int], Sequence[str]]
 
+# the dynamic oracles' extra cost of a move the static oracle would not make
+# (less than a link), so that ties go the static oracle's way
+PREFER = 0.5
+
 
 class TransitionSystem:
     """Base class. Subclasses set ``name``, ``moves`` and implement

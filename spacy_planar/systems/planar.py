@@ -19,20 +19,22 @@ Tree constraint (``States.finish``, the component's ``single_root``; at parse
 time only): the system builds forests, and a word left without a head at the
 end is one more root. Under the constraint the parser itself attaches such
 words, as Nivre & Fernández-González (2014) do for arc-eager with UNSHIFT
-(and spaCy's parser does): a word is never reduced from its last stack
-without a head while β is not empty, and when β is empty
+(and spaCy's parser does): while β is not empty, at most one word leaves the
+stacks without a head (the root, which links may then cover, as planar trees
+allow); when β is empty
 
     UNSHIFT      (σ|wi, [], A) ⇒ (σ, [wi], A)     wi headless, never unshifted
-                 before, and another headless word on a stack
+                 before, and another root left (on a stack or gone)
 
 is applied automatically (there is nothing to choose). The unshifted wi is
 then attached with the usual moves (RIGHT-ARC from a word below it, or it
 takes s0 as its dependent by LEFT-ARC, REDUCE passing over words that have a
 head) and leaves β as soon as it has a head; SHIFT removes it headless only
-when its stack is empty (and, in 2-planar, it cannot SWITCH). Any two words on one stack can be linked without
-crossing a link of that stack's plane, so the output stays planar (2-planar).
-Terminal: β = [] and at most one headless word left on the stacks. Each word
-is unshifted at most once: at most 4n transitions.
+when its stack is empty (and, in 2-planar, it cannot SWITCH). Two words of a
+stack with none left between them on it can be linked without crossing a link
+of that stack's plane, so the output stays planar (2-planar). Terminal: β = []
+and no headless word left on the stacks, or one root in all. Each word is
+unshifted at most once: at most 4n transitions.
 
 Oracle (section 4.3): LEFT-ARC if wj -> wi ∈ E \\ A; RIGHT-ARC if wi -> wj ∈ E \\ A;
 REDUCE if some wx, x < i, has a link with wj in E \\ A; SHIFT otherwise. It
@@ -50,7 +52,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from ..trees import is_planar
-from .base import TransitionSystem, Tree
+from .base import PREFER, TransitionSystem, Tree
 from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, Gold, States
 
 
@@ -126,11 +128,8 @@ class Planar(TransitionSystem):
             # SWITCH only to a non-empty stack, and with an unshifted b0 only to a
             # stack where it is on top (it is reduced there, and the words below
             # it can be linked to it without crossing)
-            other = 1 - st.active[rows]
-            other_sp = st.sp[rows, other]
-            top = st.stack[rows, other, np.maximum(other_sp - 1, 0)]
-            across = (other_sp > 0) & (top == b0)
-            valid[rows, SWITCH] &= np.where(unshifted, across, (bp > 0) | (other_sp > 0))
+            top = st.top(rows, 1 - st.active[rows])
+            valid[rows, SWITCH] &= np.where(unshifted, (top >= 0) & (top == b0), (bp > 0) | (top >= 0))
         else:
             valid[rows, SWITCH] = False
         # an unshifted word leaves β by getting a head, or headless when no stack can give it one
@@ -149,14 +148,11 @@ class Planar(TransitionSystem):
             # words leaving for good without a head: a headless s0 reduced from its
             # last stack (and not in β: an unshifted b0's copy), an unshifted b0
             # shifted away (with no copy left on a stack)
-            red = idx[moves == REDUCE]
-            s0, b0 = st.s(0)[red], st.b(0)[red]
-            gone = red[(s0 != b0) & (st.heads[red, np.maximum(s0, 0)] < 0)]
-            gone = gone[~self._on_other_stack(st, gone, st.s(0)[gone])]
-            st.roots_out[gone] += 1
-            shifted = moves == SHIFT
-            b0 = st.b(0)[idx]
-            drop = shifted & (b0 >= 0) & st.unshifted[idx, np.maximum(b0, 0)]
+            s0, b0 = st.s(0)[idx], st.b(0)[idx]
+            gone = np.flatnonzero((moves == REDUCE) & (s0 != b0) & (st.heads[idx, np.maximum(s0, 0)] < 0))
+            gone = gone[~self._on_other_stack(st, idx[gone], s0[gone])]
+            st.roots_out[idx[gone]] += 1
+            drop = (moves == SHIFT) & (b0 >= 0) & st.unshifted[idx, np.maximum(b0, 0)]
             if drop.any():  # SHIFT of an unshifted word: it leaves β (a root), onto no stack
                 k = np.flatnonzero(drop)  # valid for these with an empty active stack only
                 st.roots_out[idx[k[~self._on_other_stack(st, idx[k], b0[k])]]] += 1  # else gone with its copy
@@ -177,8 +173,7 @@ class Planar(TransitionSystem):
         if got.any():
             st.pop_buffer(rows[got])
         # UNSHIFT: β empty, s0 headless and never unshifted, another headless word left
-        sp = st.sp[rows, st.active[rows]]
-        s0 = np.where(sp > 0, st.stack[rows, st.active[rows], np.maximum(sp - 1, 0)], -1)
+        s0 = st.top(rows, st.active[rows])
         s0c = np.maximum(s0, 0)
         back = (st.bp[rows] == 0) & (s0 >= 0) & (st.heads[rows, s0c] < 0) & ~st.unshifted[rows, s0c]
         back &= self._headless_on_stacks(st, rows) + st.roots_out[rows] >= 2
@@ -243,7 +238,6 @@ class Planar(TransitionSystem):
         return is_planar(heads)
 
 
-PREFER = 0.5  # the extra cost of a move the static oracle would not make (less than a link)
 
 
 def link_costs(system: TransitionSystem, st: States, gold: Gold, look_across: bool = True) -> Tuple[np.ndarray, np.ndarray]:

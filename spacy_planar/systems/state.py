@@ -151,6 +151,12 @@ class States:
         self._memo.clear()
         self.active[idx] = 1 - self.active[idx]
 
+    def top(self, rows: np.ndarray, stacks: np.ndarray) -> np.ndarray:
+        """The top word of stack stacks[k] of rows[k], or -1 (for a few rows,
+        without computing every position)."""
+        sp = self.sp[rows, stacks]
+        return np.where(sp > 0, self.stack[rows, stacks, np.maximum(sp - 1, 0)], -1)
+
     def in_stack(self, stack: np.ndarray) -> np.ndarray:
         """[B, T] boolean: word w is on the given stack of row b."""
         out = np.zeros((self.B, self.T), dtype=bool)

@@ -33,8 +33,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from ..trees import projective_order
-from .base import TransitionSystem
-from .planar import PREFER
+from .base import PREFER, TransitionSystem
 from .state import INT, LEFT, RIGHT, SHIFT, SWAP, Gold, States
 
 # Arcs join s1 and s0, so their children matter most (as for arc-standard,
