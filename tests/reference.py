@@ -182,6 +182,24 @@ def planar_final(cfg, n):
     return cfg[3] > n
 
 
+def gold_arcs_only(successors, gold):
+    """``planar_successors`` without the arcs that are not in ``gold``: the
+    search of ``best_reachable`` stays exact (in planar and 2-planar an arc
+    moves no word, so leaving a non-gold arc out of a derivation keeps every
+    later move valid, SWITCH pairs aside, which cancel, and loses no gold
+    link) and gets small enough for 7-word trees."""
+    def succ(cfg, n):
+        out = successors(cfg, n)
+        for move in (LEFT, RIGHT):
+            if move in out:
+                new, old = out[move][-1], cfg[-1]
+                d = next(w for w in range(1, n + 1) if new[w] != old[w])
+                if new[d] != gold[d]:
+                    del out[move]
+        return out
+    return succ
+
+
 def swap_successors(cfg, n):
     """Swap (Nivre 2009): cfg = (stack with 0 at the bottom, buffer front first, heads)."""
     stack, buf, heads = cfg
