@@ -21,9 +21,11 @@ cdef extern from *:
 
 import numpy as np
 
-# columns of States.info (see systems/state.py)
+# columns of States.info, and the moves (see systems/state.py)
 cdef enum:
     LMOST, RMOST, LMOST2, RMOST2, HEAD, LABEL
+cdef enum:
+    SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP
 
 
 def positions(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[::1] active,
@@ -97,36 +99,186 @@ def gather(const int64_t[:, ::1] bases, const int64_t[:, :, ::1] info, const int
     return feats, labs
 
 
+cdef inline void _add_arc(int64_t[:, :, ::1] info, int64_t[:, ::1] ndeps, int64_t[:, ::1] comp,
+                          int64_t b, int64_t h, int64_t d, int64_t label) noexcept:
+    cdef Py_ssize_t w
+    cdef int64_t old, new
+    info[b, d, HEAD] = h
+    info[b, d, LABEL] = label
+    if d < h:
+        if info[b, h, LMOST] < 0 or d < info[b, h, LMOST]:
+            info[b, h, LMOST2] = info[b, h, LMOST]
+            info[b, h, LMOST] = d
+        elif info[b, h, LMOST2] < 0 or d < info[b, h, LMOST2]:
+            info[b, h, LMOST2] = d
+    else:
+        if d > info[b, h, RMOST]:
+            info[b, h, RMOST2] = info[b, h, RMOST]
+            info[b, h, RMOST] = d
+        elif d > info[b, h, RMOST2]:
+            info[b, h, RMOST2] = d
+    ndeps[b, h] += 1
+    old, new = comp[b, d], comp[b, h]
+    if old != new:
+        for w in range(comp.shape[1]):
+            if comp[b, w] == old:
+                comp[b, w] = new
+
+
 def add_arcs(int64_t[:, :, ::1] info, int64_t[:, ::1] ndeps, int64_t[:, ::1] comp,
              const int64_t[::1] idx, const int64_t[::1] heads, const int64_t[::1] deps,
              const int64_t[::1] labels):
     """Add the arcs heads[k] -> deps[k] (label ids) to rows idx[k]: head and
     label of the dependent, the head's leftmost / rightmost two dependents,
     its number of dependents, and the union of the two components."""
-    cdef Py_ssize_t k, w, T = comp.shape[1]
-    cdef int64_t b, h, d, old, new
+    cdef Py_ssize_t k
     for k in range(idx.shape[0]):
-        b, h, d = idx[k], heads[k], deps[k]
-        info[b, d, HEAD] = h
-        info[b, d, LABEL] = labels[k]
-        if d < h:
-            if info[b, h, LMOST] < 0 or d < info[b, h, LMOST]:
-                info[b, h, LMOST2] = info[b, h, LMOST]
-                info[b, h, LMOST] = d
-            elif info[b, h, LMOST2] < 0 or d < info[b, h, LMOST2]:
-                info[b, h, LMOST2] = d
+        _add_arc(info, ndeps, comp, idx[k], heads[k], deps[k], labels[k])
+
+
+def planar_moves(const int64_t[::1] idx, const int64_t[::1] moves, const int64_t[::1] labels,
+                 int64_t[:, :, ::1] stack, int64_t[:, ::1] sp, int64_t[::1] active, const int64_t[:, ::1] buf,
+                 int64_t[::1] bp, int64_t[:, :, ::1] info, int64_t[:, ::1] ndeps, int64_t[:, ::1] comp,
+                 int64_t[::1] n_arcs):
+    """The transitions of the planar and 2-planar systems (``Planar``'s
+    ``transitions``, in one pass): moves[k] with label labels[k] on row idx[k].
+    SHIFT pushes b0 onto every stack, REDUCE pops the active one, the arcs
+    link its top and b0, SWITCH swaps the stacks."""
+    cdef Py_ssize_t k, s, n_stacks = stack.shape[1]
+    cdef int64_t b, a, w, s0, b0
+    for k in range(idx.shape[0]):
+        b = idx[k]
+        a = active[b]
+        if moves[k] == SHIFT:
+            bp[b] -= 1
+            w = buf[b, bp[b]]
+            for s in range(n_stacks):
+                stack[b, s, sp[b, s]] = w
+                sp[b, s] += 1
+        elif moves[k] == REDUCE:
+            sp[b, a] -= 1
+        elif moves[k] == LEFT or moves[k] == RIGHT:
+            s0 = stack[b, a, sp[b, a] - 1]
+            b0 = buf[b, bp[b] - 1]
+            if moves[k] == LEFT:
+                _add_arc(info, ndeps, comp, b, b0, s0, labels[k])
+            else:
+                _add_arc(info, ndeps, comp, b, s0, b0, labels[k])
+            n_arcs[b] += 1
+        elif moves[k] == SWITCH:
+            active[b] = 1 - a
+
+
+# --- the tree constraint of the planar systems (``Planar``, ``States.finish``) ---------
+
+cdef inline int64_t _top(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, Py_ssize_t b, Py_ssize_t s):
+    return stack[b, s, sp[b, s] - 1] if sp[b, s] > 0 else -1
+
+
+cdef inline bint _on_inactive(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp,
+                              const int64_t[::1] active, Py_ssize_t b, int64_t w):
+    """Whether w is on the inactive stack of row b (one stack: never)."""
+    cdef Py_ssize_t k, s
+    if stack.shape[1] == 1:
+        return False
+    s = 1 - active[b]
+    for k in range(sp[b, s]):
+        if stack[b, s, k] == w:
+            return True
+    return False
+
+
+def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp,
+                    const int64_t[::1] active, const int64_t[:, ::1] buf, const int64_t[::1] bp,
+                    const int64_t[:, :, ::1] info, const unsigned char[:, ::1] unshifted,
+                    const int64_t[::1] roots_out):
+    """Clear the moves of valid [B, 6] that the tree constraint forbids (the
+    rules are in ``Planar``'s docstring): only rows near the end of β or
+    with a word gone headless are concerned."""
+    cdef Py_ssize_t b, B = valid.shape[0], two = stack.shape[1] == 2
+    cdef int64_t a, s0, b0, top
+    cdef bint uns, ok
+    for b in range(B):
+        if bp[b] > 1 and roots_out[b] == 0:
+            continue
+        a = active[b]
+        s0 = _top(stack, sp, b, a)
+        b0 = buf[b, bp[b] - 1] if bp[b] > 0 else -1
+        uns = b0 >= 0 and unshifted[b, b0]
+        # while β is not empty, one word at most leaves the stacks without a
+        # head; with an unshifted b0, a headless s0 can be linked to it instead
+        if s0 >= 0 and bp[b] > 0 and info[b, s0, HEAD] < 0:
+            if uns:
+                ok = s0 == b0
+            else:
+                ok = roots_out[b] == 0 or _on_inactive(stack, sp, active, b, s0)
+            if not ok:
+                valid[b, REDUCE] = 0
+        if two:  # SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top
+            top = _top(stack, sp, b, 1 - a)
+            if not ((top >= 0 and top == b0) if uns else (bp[b] > 0 or top >= 0)):
+                valid[b, SWITCH] = 0
         else:
-            if d > info[b, h, RMOST]:
-                info[b, h, RMOST2] = info[b, h, RMOST]
-                info[b, h, RMOST] = d
-            elif d > info[b, h, RMOST2]:
-                info[b, h, RMOST2] = d
-        ndeps[b, h] += 1
-        old, new = comp[b, d], comp[b, h]
-        if old != new:
-            for w in range(T):
-                if comp[b, w] == old:
-                    comp[b, w] = new
+            valid[b, SWITCH] = 0
+        # an unshifted word leaves β by getting a head, or headless when no stack can give it one
+        if uns and not (s0 < 0 and not valid[b, SWITCH]):
+            valid[b, SHIFT] = 0
+
+
+def leave_headless(const int64_t[::1] idx, const int64_t[::1] moves, const int64_t[:, :, ::1] stack,
+                   const int64_t[:, ::1] sp, const int64_t[::1] active, const int64_t[:, ::1] buf,
+                   int64_t[::1] bp, const int64_t[:, :, ::1] info, const unsigned char[:, ::1] unshifted,
+                   int64_t[::1] roots_out):
+    """Before moves[k] is applied to row idx[k] under the tree constraint:
+    count the words leaving for good without a head (a headless s0 reduced
+    from its last stack and not an unshifted b0's copy; an unshifted b0
+    shifted away, with no copy left on a stack), and carry out SHIFT of an
+    unshifted b0 (it leaves β onto no stack). Returns [K] which moves were
+    carried out here."""
+    cdef Py_ssize_t k, K = idx.shape[0]
+    cdef int64_t b, a, s0, b0
+    out = np.zeros(K, dtype=bool)
+    cdef unsigned char[::1] done = out.view(np.uint8)
+    for k in range(K):
+        b = idx[k]
+        a = active[b]
+        s0 = _top(stack, sp, b, a)
+        b0 = buf[b, bp[b] - 1] if bp[b] > 0 else -1
+        if moves[k] == REDUCE and s0 >= 0 and s0 != b0 and info[b, s0, HEAD] < 0:
+            if not _on_inactive(stack, sp, active, b, s0):
+                roots_out[b] += 1
+        elif moves[k] == SHIFT and b0 >= 0 and unshifted[b, b0]:
+            if not _on_inactive(stack, sp, active, b, b0):
+                roots_out[b] += 1
+            bp[b] -= 1
+            done[k] = 1
+    return out
+
+
+def settle(const int64_t[::1] idx, int64_t[:, :, ::1] stack, int64_t[:, ::1] sp, const int64_t[::1] active,
+           int64_t[:, ::1] buf, int64_t[::1] bp, const int64_t[:, :, ::1] info,
+           unsigned char[:, ::1] unshifted, const int64_t[::1] n, const int64_t[::1] n_arcs):
+    """The automatic steps of the tree constraint on rows idx whose β holds
+    one word at most: an unshifted b0 that has its head leaves β; then, with
+    β empty, a headless s0 never unshifted goes back to β (UNSHIFT) while
+    another headless word is left (on a stack or gone)."""
+    cdef Py_ssize_t k
+    cdef int64_t b, a, s0, b0
+    for k in range(idx.shape[0]):
+        b = idx[k]
+        if bp[b] > 1:
+            continue
+        if bp[b] == 1:
+            b0 = buf[b, 0]
+            if unshifted[b, b0] and info[b, b0, HEAD] >= 0:
+                bp[b] = 0
+        a = active[b]
+        s0 = _top(stack, sp, b, a)
+        if bp[b] == 0 and s0 >= 0 and info[b, s0, HEAD] < 0 and not unshifted[b, s0] and n[b] - n_arcs[b] >= 2:
+            sp[b, a] -= 1
+            buf[b, 0] = s0
+            bp[b] = 1
+            unshifted[b, s0] = 1
 
 
 def hidden(const float[:, ::1] table, Py_ssize_t n_slots, const float[::1] bias, const int64_t[:, ::1] ids,

@@ -125,6 +125,72 @@ def derived_facts(st, b):
     return facts, sorted(blocks.values())
 
 
+def _top(st, b, s):
+    return int(st.stack[b, s, st.sp[b, s] - 1]) if st.sp[b, s] > 0 else -1
+
+
+def _on_inactive(st, b, w):
+    if st.stack.shape[1] == 1:
+        return False
+    s = 1 - int(st.active[b])
+    return w in st.stack[b, s, :st.sp[b, s]].tolist()
+
+
+def constrain_moves(st, valid):
+    """The tree constraint of the planar systems on a [B, 6] validity mask,
+    row by row (the rules of spacy_planar.systems.planar's docstring)."""
+    SHIFT, REDUCE, SWITCH = 0, 1, 4
+    for b in range(st.B):
+        bp, out = int(st.bp[b]), int(st.roots_out[b])
+        if bp > 1 and out == 0:
+            continue
+        a = int(st.active[b])
+        s0, b0 = _top(st, b, a), (int(st.buf[b, bp - 1]) if bp else -1)
+        unshifted = b0 >= 0 and bool(st.unshifted[b, b0])
+        if s0 >= 0 and bp and st.heads[b, s0] < 0:
+            # one word at most leaves the stacks headless while β is not empty
+            if (s0 != b0) if unshifted else (out > 0 and not _on_inactive(st, b, s0)):
+                valid[b, REDUCE] = False
+        if st.stack.shape[1] == 2:
+            top = _top(st, b, 1 - a)
+            valid[b, SWITCH] &= (top >= 0 and top == b0) if unshifted else (bp > 0 or top >= 0)
+        else:
+            valid[b, SWITCH] = False
+        if unshifted and not (s0 < 0 and not valid[b, SWITCH]):
+            valid[b, SHIFT] = False
+
+
+def apply_under_constraint(system, st, idx, moves, labels):
+    """Planar.apply_moves under the tree constraint, row by row for the
+    constraint's bookkeeping and automatic steps, and the systems' generic
+    numpy path (TransitionSystem.apply_moves over ``transitions``) for the moves."""
+    from spacy_planar.systems.base import TransitionSystem
+    SHIFT, REDUCE = 0, 1
+    keep = []
+    for k, (b, m) in enumerate(zip(idx.tolist(), moves.tolist())):
+        a, bp = int(st.active[b]), int(st.bp[b])
+        s0, b0 = _top(st, b, a), (int(st.buf[b, bp - 1]) if bp else -1)
+        if m == REDUCE and s0 != b0 and st.heads[b, s0] < 0 and not _on_inactive(st, b, s0):
+            st.roots_out[b] += 1  # a headless word leaves for good
+        if m == SHIFT and b0 >= 0 and st.unshifted[b, b0]:
+            st.roots_out[b] += not _on_inactive(st, b, b0)
+            st.bp[b] -= 1  # onto no stack
+        else:
+            keep.append(k)
+    st._memo.clear()
+    TransitionSystem.apply_moves(system, st, idx[keep], moves[keep], labels[keep])
+    for b in idx[keep].tolist():
+        if st.bp[b] == 1 and st.unshifted[b, st.buf[b, 0]] and st.heads[b, st.buf[b, 0]] >= 0:
+            st.bp[b] = 0  # the unshifted word has its head: it leaves β
+        a, s0 = int(st.active[b]), _top(st, b, int(st.active[b]))
+        if (st.bp[b] == 0 and s0 >= 0 and st.heads[b, s0] < 0 and not st.unshifted[b, s0]
+                and st.n[b] - st.n_arcs[b] >= 2):  # UNSHIFT
+            st.sp[b, a] -= 1
+            st.buf[b, 0], st.bp[b] = s0, 1
+            st.unshifted[b, s0] = True
+    st._memo.clear()
+
+
 def hidden(table, bias, ids, E, lab_ids, n_pieces):
     """The parser's hidden layer, state by state."""
     n_rows = table.shape[0]

@@ -6,6 +6,7 @@ import pytest
 import reference
 from spacy_planar import _kernels
 from spacy_planar.systems import SYSTEMS, make_system
+from spacy_planar.systems.base import TransitionSystem
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
@@ -37,6 +38,53 @@ def test_state_kernels_match_reference(name):
         system.apply(st, np.where(valid.any(axis=1), scores.argmax(axis=1), -1))
         steps += 1
     assert steps >= lengths.max() and (st.heads[:, 1:] >= 0).sum() > lengths.sum() // 2  # arcs were built
+
+
+@pytest.mark.parametrize("finish", [False, True])
+@pytest.mark.parametrize("name", ["planar", "2-planar"])
+def test_planar_kernels_match_reference(name, finish):
+    """Planar's moves in C (and, under the tree constraint, its validity rules
+    and automatic steps) against the generic numpy path and the row-by-row
+    twins, on states reached by random valid actions."""
+    rng = np.random.default_rng(11)
+    system = make_system(name, ["a", "b", "c"])
+    lengths = rng.integers(1, 18, size=40)
+    st = system.init_states(lengths, finish=finish)
+    unshifts = 0
+    while not system.is_final(st).all():
+        valid = system.valid_moves(st)
+        if finish:
+            st.finish = False
+            expected = system.valid_moves(st)
+            st.finish = True
+            reference.constrain_moves(st, expected)
+            assert valid.tolist() == expected.tolist()
+        actions = system.valid_actions(st)
+        scores = rng.random(actions.shape) + actions * 2.0
+        chosen = np.where(actions.any(axis=1), scores.argmax(axis=1), -1)
+        twin = st.select(np.arange(st.B))
+        idx = np.flatnonzero((chosen >= 0) & ~system.is_final(st))
+        moves, labels = system.table.move_of[chosen[idx]], system.table.label_of[chosen[idx]]
+        system.apply_moves(st, idx, moves, labels)
+        if finish:
+            reference.apply_under_constraint(system, twin, idx, moves, labels)
+        else:
+            TransitionSystem.apply_moves(system, twin, idx, moves, labels)
+        for field in ("stack", "sp", "active", "buf", "bp", "info", "ndeps", "comp", "n_arcs", "unshifted",
+                      "roots_out"):
+            a, b = getattr(st, field), getattr(twin, field)
+            if field == "stack":  # above the stack pointer anything may be left
+                live = np.arange(a.shape[2])[None, None, :] < st.sp[:, :, None]
+                a, b = np.where(live, a, -1), np.where(live, b, -1)
+            if field == "buf":
+                live = np.arange(a.shape[1])[None, :] < st.bp[:, None]
+                a, b = np.where(live, a, -1), np.where(live, b, -1)
+            assert (a == b).all(), field
+        st.last[idx] = moves
+        st.steps[idx] += 1
+        unshifts = max(unshifts, int(st.unshifted.sum()))
+    assert (st.n_arcs > 0).any()
+    assert (unshifts > 0) == finish  # the constraint's automatic steps were exercised
 
 
 @pytest.mark.parametrize("n_pieces", [1, 2, 3])

@@ -51,6 +51,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
+from .. import _kernels
 from ..trees import is_planar
 from .base import PREFER, TransitionSystem, Tree
 from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, Gold, States
@@ -91,97 +92,38 @@ class Planar(TransitionSystem):
             self._tree_constraint(st, valid)
         return valid
 
-    # --- the tree constraint (``States.finish``) ----------------------------------
+    # --- the tree constraint (``States.finish``; its rules in the module docstring,
+    # carried out by C loops over the batch: tests/reference.py has their numpy twins)
     @staticmethod
-    def _on_other_stack(st: States, rows: np.ndarray, words: np.ndarray) -> np.ndarray:
-        """Whether words[k] is on the inactive stack of rows[k] (one stack: never)."""
-        if st.stack.shape[1] == 1 or len(rows) == 0:
-            return np.zeros(len(rows), dtype=bool)
-        other = st.stack[rows, 1 - st.active[rows]]
-        live = np.arange(other.shape[1])[None, :] < st.sp[rows, 1 - st.active[rows]][:, None]
-        return ((other == words[:, None]) & live).any(axis=1)
-
-    @staticmethod
-    def _headless_on_stacks(st: States, rows: np.ndarray) -> np.ndarray:
-        """Headless words on the stacks of rows whose β is empty: every
-        headless word is on a stack or gone (``roots_out``)."""
-        return st.n[rows] - st.n_arcs[rows] - st.roots_out[rows]
-
-    def _tree_constraint(self, st: States, valid: np.ndarray) -> None:
-        # only rows near the end of β, or with a word gone headless, are concerned
-        rows = np.flatnonzero((st.bp <= 1) | (st.roots_out > 0))
-        if len(rows) == 0:
-            return
-        s0, b0 = st.s(0)[rows], st.b(0)[rows]
-        has_s = s0 >= 0
-        s0_headless = has_s & (st.heads[rows, np.maximum(s0, 0)] < 0)
-        unshifted = (b0 >= 0) & st.unshifted[rows, np.maximum(b0, 0)]
-        bp = st.bp[rows]
-        # while β is not empty, one word at most leaves the stacks without a head
-        # (the root, which links may then cover); with an unshifted b0, a headless
-        # s0 can always be linked to it instead (unless s0 is b0 itself)
-        no_reduce = s0_headless & (bp > 0) & np.where(unshifted, s0 != b0, st.roots_out[rows] > 0)
-        check = np.flatnonzero(no_reduce & ~unshifted)
-        no_reduce[check[self._on_other_stack(st, rows[check], s0[check])]] = False
-        valid[rows[no_reduce], REDUCE] = False
-        if st.stack.shape[1] == 2:
-            # SWITCH only to a non-empty stack, and with an unshifted b0 only to a
-            # stack where it is on top (it is reduced there, and the words below
-            # it can be linked to it without crossing)
-            top = st.top(rows, 1 - st.active[rows])
-            valid[rows, SWITCH] &= np.where(unshifted, (top >= 0) & (top == b0), (bp > 0) | (top >= 0))
-        else:
-            valid[rows, SWITCH] = False
-        # an unshifted word leaves β by getting a head, or headless when no stack can give it one
-        valid[rows, SHIFT] &= ~unshifted | (~has_s & ~valid[rows, SWITCH])
+    def _tree_constraint(st: States, valid: np.ndarray) -> None:
+        _kernels.constrain_moves(valid.view(np.uint8), st.stack, st.sp, st.active, st.buf, st.bp, st.info,
+                                 st.unshifted.view(np.uint8), st.roots_out)
 
     def terminal(self, st: States) -> np.ndarray:
         done = st.bp == 0
-        if st.finish and done.any():
-            rows = np.flatnonzero(done)
-            left = self._headless_on_stacks(st, rows)
-            done[rows] = (left == 0) | (left + st.roots_out[rows] <= 1)
+        if st.finish:  # and no headless word left on the stacks, or one root in all
+            unlinked = st.n - st.n_arcs  # headless words: on the stacks or gone (roots_out)
+            done &= (unlinked == st.roots_out) | (unlinked <= 1)
         return done
 
     def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        """The moves of ``transitions`` below, carried out by one C loop over the
+        rows (the generic ``TransitionSystem.apply_moves`` over ``transitions``
+        gives the same states: tests/test_kernels.py), with the tree constraint's
+        bookkeeping and automatic steps around them."""
+        idx, moves, labels = (a.astype(INT, copy=False) for a in (idx, moves, labels))
+        st._memo.clear()
         if st.finish:
-            # words leaving for good without a head: a headless s0 reduced from its
-            # last stack (and not in β: an unshifted b0's copy), an unshifted b0
-            # shifted away (with no copy left on a stack)
-            s0, b0 = st.s(0)[idx], st.b(0)[idx]
-            gone = np.flatnonzero((moves == REDUCE) & (s0 != b0) & (st.heads[idx, np.maximum(s0, 0)] < 0))
-            gone = gone[~self._on_other_stack(st, idx[gone], s0[gone])]
-            st.roots_out[idx[gone]] += 1
-            drop = (moves == SHIFT) & (b0 >= 0) & st.unshifted[idx, np.maximum(b0, 0)]
-            if drop.any():  # SHIFT of an unshifted word: it leaves β (a root), onto no stack
-                k = np.flatnonzero(drop)  # valid for these with an empty active stack only
-                st.roots_out[idx[k[~self._on_other_stack(st, idx[k], b0[k])]]] += 1  # else gone with its copy
-                st.pop_buffer(idx[drop])
-                idx, moves, labels = idx[~drop], moves[~drop], labels[~drop]
-        super().apply_moves(st, idx, moves, labels)
-        if st.finish:
-            self._settle(st, idx[st.bp[idx] <= 1])
-
-    def _settle(self, st: States, rows: np.ndarray) -> None:
-        """The automatic steps of the tree constraint, on rows whose β holds one word at most."""
-        if len(rows) == 0:
-            return
-        # an unshifted word that has its head leaves β
-        b0 = np.where(st.bp[rows] > 0, st.buf[rows, np.maximum(st.bp[rows] - 1, 0)], -1)
-        b0c = np.maximum(b0, 0)
-        got = (b0 >= 0) & st.unshifted[rows, b0c] & (st.heads[rows, b0c] >= 0)
-        if got.any():
-            st.pop_buffer(rows[got])
-        # UNSHIFT: β empty, s0 headless and never unshifted, another headless word left
-        s0 = st.top(rows, st.active[rows])
-        s0c = np.maximum(s0, 0)
-        back = (st.bp[rows] == 0) & (s0 >= 0) & (st.heads[rows, s0c] < 0) & ~st.unshifted[rows, s0c]
-        back &= self._headless_on_stacks(st, rows) + st.roots_out[rows] >= 2
-        back = rows[back]
-        if len(back):
-            word = st.pop(back, st.active[back])
-            st.push_buffer(back, word)
-            st.unshifted[back, word] = True
+            # count the words leaving without a head; SHIFT of an unshifted b0 happens there
+            done = _kernels.leave_headless(idx, moves, st.stack, st.sp, st.active, st.buf, st.bp, st.info,
+                                           st.unshifted.view(np.uint8), st.roots_out)
+            if done.any():
+                idx, moves, labels = idx[~done], moves[~done], labels[~done]
+        _kernels.planar_moves(idx, moves, labels, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.ndeps,
+                              st.comp, st.n_arcs)
+        if st.finish:  # the automatic steps: an unshifted word with its head leaves β; UNSHIFT
+            _kernels.settle(idx, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.unshifted.view(np.uint8),
+                            st.n, st.n_arcs)
 
     def transitions(self):
         return {SHIFT: self.shift, REDUCE: self.reduce, LEFT: self.left_arc, RIGHT: self.right_arc,
