@@ -169,6 +169,26 @@ def planar_moves(const int64_t[::1] idx, const int64_t[::1] moves, const int64_t
             active[b] = 1 - a
 
 
+def best_actions(const float[:, ::1] scores, const unsigned char[:, ::1] valid_moves,
+                 const int64_t[::1] move_of, const unsigned char[::1] skip):
+    """The highest-scoring valid action of each row (the first on ties):
+    action a is valid where its move valid_moves[b, move_of[a]] is; -1 for
+    rows to skip and rows with no valid action."""
+    cdef Py_ssize_t b, a, B = scores.shape[0], A = scores.shape[1]
+    cdef int64_t best
+    cdef float top
+    out = np.empty(B, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    for b in range(B):
+        best = -1
+        if not skip[b]:
+            for a in range(A):
+                if valid_moves[b, move_of[a]] and (best < 0 or scores[b, a] > top):
+                    best, top = a, scores[b, a]
+        o[b] = best
+    return out
+
+
 # --- the tree constraint of the planar systems (``Planar``, ``States.finish``) ---------
 
 cdef inline int64_t _top(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, Py_ssize_t b, Py_ssize_t s):

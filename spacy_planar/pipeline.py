@@ -26,7 +26,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Config, Model, set_dropout_rate
 
-from . import architectures, registrations  # noqa: F401  (registered functions)
+from . import _kernels, architectures, registrations  # noqa: F401  (registered functions)
 from .pseudoproj import undecorate
 from .registrations import SystemSpec
 from .scorer import planar_parser_score
@@ -429,12 +429,11 @@ class PlanarParser(TrainablePipe):
                 continue
             ids, labs = system.get_features(st, offsets)
             scores = self.model.ops.to_numpy(scorer(ids, labs))
-            valid = system.valid_actions(st)
-            stuck = ~valid.any(axis=1) & ~done
-            dead |= stuck  # never expected: a system always has a valid move
-            scores[~valid] = -np.inf  # a fresh array: mask in place
-            actions = scores.argmax(axis=1)
-            actions[done | stuck] = -1
+            # the best valid action of each row (valid_actions, then argmax, in one C pass)
+            actions = _kernels.best_actions(np.ascontiguousarray(scores, dtype="float32"),
+                                            system.valid_moves(st).view(np.uint8), system.table.move_of,
+                                            done.view(np.uint8))
+            dead |= (actions < 0) & ~done  # never expected: a system always has a valid move
             system.apply(st, actions)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:

@@ -87,6 +87,20 @@ def test_planar_kernels_match_reference(name, finish):
     assert (unshifts > 0) == finish  # the constraint's automatic steps were exercised
 
 
+def test_best_actions_kernel_matches_masked_argmax():
+    rng = np.random.default_rng(3)
+    move_of = np.array([0, 1, 2, 2, 2, 3, 3, 3], dtype=np.int64)
+    scores = rng.integers(-3, 3, size=(200, len(move_of))).astype("float32")  # many ties
+    valid_moves = rng.random((200, 6)) < 0.4
+    skip = rng.random(200) < 0.1
+    got = _kernels.best_actions(scores, valid_moves.view(np.uint8), move_of, skip.view(np.uint8))
+    valid = valid_moves[:, move_of] & ~skip[:, None]
+    expected = np.where(valid, scores, -np.inf).argmax(axis=1)  # the first best, as the kernel
+    expected[~valid.any(axis=1)] = -1
+    assert got.tolist() == expected.tolist()
+    assert (got == -1).sum() > skip.sum()  # rows with no valid move were among them
+
+
 @pytest.mark.parametrize("n_pieces", [1, 2, 3])
 def test_hidden_kernel_matches_reference(n_pieces):
     rng = np.random.default_rng(n_pieces)
