@@ -1,6 +1,9 @@
 """Plain-Python reference implementations of the definitions, for tests."""
 from itertools import product
 
+# The moves, numbered as in spacy_planar.systems.state.
+SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
+
 
 def dominates(heads, a, d):
     while d != 0:
@@ -139,7 +142,6 @@ def _on_inactive(st, b, w):
 def constrain_moves(st, valid):
     """The tree constraint of the planar systems on a [B, 6] validity mask,
     row by row (the rules of spacy_planar.systems.planar's docstring)."""
-    SHIFT, REDUCE, SWITCH = 0, 1, 4
     for b in range(st.B):
         bp, out = int(st.bp[b]), int(st.roots_out[b])
         if bp > 1 and out == 0:
@@ -165,7 +167,6 @@ def apply_under_constraint(system, st, idx, moves, labels):
     constraint's bookkeeping and automatic steps, and the systems' generic
     numpy path (TransitionSystem.apply_moves over ``transitions``) for the moves."""
     from spacy_planar.systems.base import TransitionSystem
-    SHIFT, REDUCE = 0, 1
     keep = []
     for k, (b, m) in enumerate(zip(idx.tolist(), moves.tolist())):
         a, bp = int(st.active[b]), int(st.bp[b])
@@ -208,8 +209,6 @@ def hidden(table, bias, ids, E, lab_ids, n_pieces):
 
 # --- exhaustive search over configurations (the dynamic oracles' ground truth) ---------
 # A configuration is a tuple; heads[w] is -1 while w has no head (heads[0] unused).
-# The moves are numbered as in spacy_planar.systems.state.
-SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
 
 
 def _connected(heads, a, b):
