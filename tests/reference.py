@@ -1,8 +1,7 @@
 """Plain-Python reference implementations of the definitions, for tests."""
 from itertools import product
 
-# The moves, numbered as in spacy_planar.systems.state.
-SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
+from spacy_planar.systems.state import LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH
 
 
 def dominates(heads, a, d):
