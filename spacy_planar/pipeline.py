@@ -94,7 +94,8 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         system's dynamic oracle (exact for arc-eager, approximate for planar,
         2-planar and swap): the probability that a training parse follows the
         model's own prediction rather than a cheapest move; each state is
-        trained towards all its cheapest actions. 0: the static oracle
+        trained towards its cheapest actions (2-planar: the static oracle's
+        action where it is one of them). 0: the static oracle
         (cached transition sequences).
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
@@ -347,8 +348,9 @@ class PlanarParser(TrainablePipe):
             f, l = system.get_features(st, offsets_a)
             scores = self.model.ops.to_numpy(scorer(f, l))
             # the cheapest actions (cost 0 for an exact dynamic oracle; an
-            # approximate one may leave a state without a zero-cost action)
-            valid, cheapest = system.cheapest_actions(st, gold)
+            # approximate one may leave a state without a zero-cost action),
+            # narrowed by the system (``exploration_targets``)
+            valid, cheapest = system.exploration_targets(st, gold)
             ids.append(f[live]), labs.append(l[live]), targets.append(cheapest[live]), valids.append(valid[live])
             predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
             best_cheapest = np.where(cheapest, scores, -np.inf).argmax(axis=1)

@@ -349,3 +349,45 @@ def test_cheapest_moves_derive_the_gold_tree(name):
     covered = [i for i, t in enumerate(trees) if system.covers(*t)]
     assert len(covered) > 0.75 * len(trees)
     assert sum(out[i] == (list(trees[i][0]), list(trees[i][1])) for i in covered) == len(covered)
+
+
+def test_two_planar_exploration_targets_are_the_static_oracle_where_it_is_cheapest():
+    """Training with exploration follows and learns ``exploration_targets``:
+    on the static oracle's own path they are its action alone, though a
+    third of these states have several cheapest actions; off that path (one
+    random valid move in ten) they are cheapest actions, one of them where
+    the static oracle's action is cheapest, all of them elsewhere."""
+    from spacy_planar.systems.state import Gold
+    trees = [t for t in gold_trees("got_proiel", every=7)]
+    system = system_for_trees("2-planar", trees)
+    st = system.init_states([len(h) for h, _ in trees])
+    gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
+    system.prepare_batch(st, gold)
+    rng = np.random.default_rng(0)
+    several = states = off_path = narrowed = 0
+    on_path = np.ones(st.B, dtype=bool)
+    while not system.is_final(st).all():
+        live = ~system.is_final(st)
+        valid, cheapest = system.cheapest_actions(st, gold)
+        valid_t, targets = system.exploration_targets(st, gold)
+        assert (valid_t == valid).all()
+        assert not (targets & ~cheapest).any()
+        assert (targets.any(axis=1) == cheapest.any(axis=1)).all()
+        static = system.table.action(*system.oracle(st, gold))
+        static_cheapest = cheapest[st.rows, static]
+        assert (targets.sum(axis=1)[static_cheapest] == 1).all()
+        assert targets[st.rows, static][static_cheapest].all()
+        assert (targets == cheapest)[~static_cheapest].all()
+        path = live & on_path
+        states += path.sum()
+        several += (path & (cheapest.sum(axis=1) > 1)).sum()
+        # on the path the static oracle's action is (almost) always cheapest
+        assert (path & ~static_cheapest).sum() <= max(2, path.sum() // 1000)
+        off_path += (live & ~on_path).sum()
+        narrowed += (live & ~on_path & static_cheapest & (cheapest.sum(axis=1) > 1)).sum()
+        random = (rng.random(valid.shape) + 2 * valid).argmax(axis=1)
+        noisy = live & (rng.random(st.B) < 0.1)
+        on_path &= ~noisy
+        system.apply(st, np.where(live, np.where(noisy, random, static), -1))
+    assert several > 0.2 * states  # the ambiguity the narrowing removes
+    assert off_path > 0 and narrowed > 0

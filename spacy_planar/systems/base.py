@@ -96,6 +96,13 @@ class TransitionSystem:
         valid = np.isfinite(act_cost)
         return valid, valid & (act_cost == act_cost.min(axis=1, keepdims=True))
 
+    def exploration_targets(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
+        """([B, n_actions] valid, [B, n_actions] targets): what training with
+        exploration trains each state towards and follows where it does not
+        follow the model. By default all the cheapest actions
+        (``cheapest_actions``); see ``TwoPlanar`` for a narrower choice."""
+        return self.cheapest_actions(st, gold)
+
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
         """The tree the oracle derives from a gold tree (identity by default;
         arc-eager projectivizes, planar drops the links that do not fit)."""
