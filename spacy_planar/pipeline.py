@@ -315,8 +315,8 @@ class PlanarParser(TrainablePipe):
     def _update_exploring(self, examples: List[Example], drop: float, sgd, losses: Dict[str, float]):
         """Training with exploration: parse the batch with the current model,
         following its prediction with probability ``exploration`` (else the
-        best-scored cheapest action), record every state with its cheapest
-        actions, then one batched update towards them."""
+        best-scored target action), record every state with its targets (the
+        system's ``exploration_targets``), then one batched update towards them."""
         system = self.system
         docs, trees, offsets = [], [], []
         offset = 0
@@ -347,15 +347,15 @@ class PlanarParser(TrainablePipe):
                 break
             f, l = system.get_features(st, offsets_a)
             scores = self.model.ops.to_numpy(scorer(f, l))
-            # the cheapest actions (cost 0 for an exact dynamic oracle; an
-            # approximate one may leave a state without a zero-cost action),
-            # narrowed by the system (``exploration_targets``)
-            valid, cheapest = system.exploration_targets(st, gold)
-            ids.append(f[live]), labs.append(l[live]), targets.append(cheapest[live]), valids.append(valid[live])
+            # the targets: the cheapest actions (cost 0 for an exact dynamic
+            # oracle; an approximate one may leave a state without a zero-cost
+            # action), narrowed by the system (``exploration_targets``)
+            valid, target = system.exploration_targets(st, gold)
+            ids.append(f[live]), labs.append(l[live]), targets.append(target[live]), valids.append(valid[live])
             predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
-            best_cheapest = np.where(cheapest, scores, -np.inf).argmax(axis=1)
+            best_target = np.where(target, scores, -np.inf).argmax(axis=1)
             follow = np.random.random(st.B) < self.cfg["exploration"]
-            system.apply(st, np.where(live, np.where(follow, predicted, best_cheapest), -1))
+            system.apply(st, np.where(live, np.where(follow, predicted, best_target), -1))
         targets_a, valid_a = np.concatenate(targets), np.concatenate(valids)
         return self._learn(table, bp_table, np.concatenate(ids), np.concatenate(labs),
                            lambda scores: self.get_loss_towards(scores, targets_a, valid_a), sgd, losses)
