@@ -10,6 +10,7 @@ Every function has a numpy twin in ``tests/reference.py`` that the tests
 compare it with.
 """
 from libc.stdint cimport int64_t
+from libc.math cimport INFINITY, floor
 from libc.stdlib cimport free, malloc
 
 
@@ -348,3 +349,187 @@ def hidden(const float[:, ::1] table, Py_ssize_t n_slots, const float[::1] bias,
     finally:
         free(acc)
     return out
+
+
+# --- the approximate dynamic oracle of the planar systems (``planar.link_costs``) ------
+
+cdef inline int64_t _clip(int64_t w):
+    return w if w > 0 else 0
+
+
+cdef bint _closes_cycle(int64_t h, int64_t d, Py_ssize_t b, const int64_t[:, ::1] comp,
+                        const int64_t[:, ::1] gold, const unsigned char* pending, const int64_t* rootmap,
+                        Py_ssize_t T):
+    """Whether the pending links lead from h's component up into d's."""
+    cdef int64_t target, r, cy
+    cdef Py_ssize_t it
+    if h < 0 or d < 0:
+        return False
+    target = comp[b, d]
+    r = rootmap[comp[b, h]]
+    for it in range(T):
+        if r < 0 or not pending[r]:
+            return False
+        cy = comp[b, _clip(gold[b, r])]
+        if cy == target:
+            return True
+        r = rootmap[cy]
+    return False
+
+
+cdef inline bint _conflict(bint p1, int64_t a1, bint p2, int64_t a2):
+    """Two crossing pending links whose left ends sit on the same single stack."""
+    return p1 and p2 and a1 == a2 and (a1 == 1 or a1 == 2)
+
+
+cdef void _row_link_costs(Py_ssize_t b, int64_t A, const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp,
+                          const int64_t[:, ::1] buf, const int64_t[::1] bp, const int64_t[:, :, ::1] info,
+                          const int64_t[:, ::1] comp, const int64_t[::1] n, const int64_t[:, ::1] gold,
+                          const int64_t[:, ::1] pairs, Py_ssize_t p_start, Py_ssize_t p_end,
+                          const unsigned char[:, ::1] valid, double prefer,
+                          unsigned char* pending, unsigned char* on_a, unsigned char* on_o, int64_t* rootmap,
+                          double* out):
+    """``planar.link_costs`` of row b with stack A active, without SWITCH's
+    look across (its numpy twin in tests/reference.py)."""
+    cdef Py_ssize_t T = comp.shape[1], two = stack.shape[1] == 2, x, k, p, e
+    cdef int64_t O = 1 - A, s0, b0, g, u, v, h, d, dc, uu, m
+    cdef int64_t shift = 0, of_s0 = 0
+    cdef bint has_b, both, to_other = False, below_s0 = False, is_gold, own, cycle, arc_here, alive
+    cdef bint in_beta, now, lost
+    cdef int64_t dd[2]
+    cdef bint pp[2]
+    cdef int64_t aa[2]
+    cdef bint after_p[2]
+    cdef int64_t after_a[2]
+    cdef double delta[4]
+    s0 = _top(stack, sp, b, A)
+    b0 = buf[b, bp[b] - 1] if bp[b] > 0 else -1
+    has_b = b0 > 0
+    both = s0 >= 0 and b0 >= 0
+    for x in range(T):
+        on_a[x] = 0
+        on_o[x] = 0
+        rootmap[x] = -1
+    for k in range(sp[b, A]):
+        on_a[stack[b, A, k]] = 1
+    if two:
+        for k in range(sp[b, O]):
+            on_o[stack[b, O, k]] = 1
+    for x in range(1, n[b] + 1):
+        if info[b, x, HEAD] < 0:
+            rootmap[comp[b, x]] = x
+    # pending gold links u - v: dependent headless, ends apart, v in β, u on a stack or in β
+    for x in range(T):
+        pending[x] = 0
+        g = gold[b, x]
+        if x < 1 or x > n[b] or info[b, x, HEAD] >= 0 or g <= 0 or not has_b or comp[b, x] == comp[b, g]:
+            continue
+        u = g if g < x else x
+        v = g if g > x else x
+        if v >= b0 and (u >= b0 or on_a[u] or on_o[u]):
+            pending[x] = 1
+    for x in range(T):
+        if not pending[x]:
+            continue
+        g = gold[b, x]
+        u = g if g < x else x
+        v = g if g > x else x
+        if v == b0 and u < b0:  # a link with b0 as right end, its left end on a stack
+            shift += 1
+            if on_o[u]:
+                to_other = True
+            if on_a[u] and u < s0:
+                below_s0 = True
+        if s0 >= 0 and u == s0:
+            of_s0 += 1
+    out[SHIFT] = shift
+    out[REDUCE] = (0 if (s0 >= 0 and on_o[s0]) else of_s0) + (0 if below_s0 else prefer)
+    for m in range(LEFT, RIGHT + 1):
+        if m == LEFT:
+            h, d = b0, s0
+        else:
+            h, d = s0, b0
+        dc = _clip(d)
+        is_gold = both and gold[b, dc] == h
+        alive = 1 <= dc <= n[b] and info[b, dc, HEAD] < 0 and (gold[b, dc] == 0 or pending[dc])
+        own = both and alive and not is_gold
+        if own and gold[b, dc] > 0:  # a pending link already on a cycle is lost anyway (counted once)
+            own = not _closes_cycle(gold[b, dc], d, b, comp, gold, pending, rootmap, T)
+        cycle = both and _closes_cycle(h, d, b, comp, gold, pending, rootmap, T) and not (is_gold and pending[dc])
+        out[m] = <double>own + <double>cycle
+    arc_here = ((pending[_clip(s0)] and gold[b, _clip(s0)] == b0)
+                or (pending[_clip(b0)] and gold[b, _clip(b0)] == s0))
+    out[SWITCH] = 0 if (to_other and not (both and arc_here)) else prefer
+    out[SWAP] = 0
+    # the change in crossing conflicts that SHIFT, REDUCE, LEFT-ARC, RIGHT-ARC make
+    for k in range(4):
+        delta[k] = 0
+    for p in range(p_start, p_end):
+        dd[0] = pairs[p, 1]
+        dd[1] = pairs[p, 2]
+        for e in range(2):
+            d = dd[e]
+            uu = min(_clip(gold[b, d]), d)
+            in_beta = has_b and uu >= b0
+            pp[e] = pending[d]
+            aa[e] = 3 if in_beta else on_a[uu] * (1 << A) + on_o[uu] * (1 << O)
+        now = _conflict(pp[0], aa[0], pp[1], aa[1])
+        for m in range(SHIFT, RIGHT + 1):
+            for e in range(2):
+                d = dd[e]
+                uu = min(_clip(gold[b, d]), d)
+                in_beta = has_b and uu >= b0
+                after_a[e] = aa[e]
+                if m == SHIFT:  # links with b0 as right end are lost
+                    g = _clip(gold[b, d])
+                    lost = pp[e] and (g if g > d else d) == b0 and not in_beta
+                    after_p[e] = pp[e] and not lost
+                elif m == REDUCE:  # s0 leaves the active stack
+                    if uu == s0 and not in_beta:
+                        after_a[e] = aa[e] & ~(1 << A)
+                    after_p[e] = pp[e] and after_a[e] > 0
+                else:  # the dependent's own link is decided
+                    lost = both and d == (s0 if m == LEFT else b0)
+                    after_p[e] = pp[e] and not lost
+            delta[m] += <double>_conflict(after_p[0], after_a[0], after_p[1], after_a[1]) - <double>now
+    for k in range(4):
+        out[k] += delta[k]
+    for k in range(6):
+        if not valid[b, k]:
+            out[k] = INFINITY
+
+
+def link_costs(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[::1] active,
+               const int64_t[:, ::1] buf, const int64_t[::1] bp, const int64_t[:, :, ::1] info,
+               const int64_t[:, ::1] comp, const int64_t[::1] n, const int64_t[:, ::1] gold,
+               const int64_t[:, ::1] pairs, const int64_t[::1] pair_start,
+               const unsigned char[:, ::1] valid, const unsigned char[:, ::1] valid_across,
+               bint look_across, double prefer, double[:, ::1] cost):
+    """The move costs of ``planar.link_costs`` (its docstring has the
+    definition) for every row into cost [B, 6], inf where not ``valid``:
+    pairs [P, 3] are (row, d1, d2) crossing gold links, sorted by row, row
+    b's from pair_start[b] to pair_start[b + 1]. With ``look_across`` (two
+    stacks) SWITCH also costs the floor of the cheapest move on the other
+    stack, ``valid_across`` being the moves valid there after SWITCH."""
+    cdef Py_ssize_t B = stack.shape[0], T = comp.shape[1], b, k
+    cdef double best
+    cdef double across[6]
+    cdef unsigned char* scratch = <unsigned char*>malloc(3 * T)
+    cdef int64_t* rootmap = <int64_t*>malloc(T * sizeof(int64_t))
+    try:
+        for b in range(B):
+            _row_link_costs(b, active[b], stack, sp, buf, bp, info, comp, n, gold, pairs, pair_start[b],
+                            pair_start[b + 1], valid, prefer, scratch, scratch + T, scratch + 2 * T, rootmap,
+                            &cost[b, 0])
+            if look_across and stack.shape[1] == 2:
+                _row_link_costs(b, 1 - active[b], stack, sp, buf, bp, info, comp, n, gold, pairs,
+                                pair_start[b], pair_start[b + 1], valid_across, prefer, scratch, scratch + T,
+                                scratch + 2 * T, rootmap, across)
+                best = INFINITY
+                for k in range(6):
+                    if across[k] < best:
+                        best = across[k]
+                cost[b, SWITCH] += floor(best)
+    finally:
+        free(scratch)
+        free(rootmap)

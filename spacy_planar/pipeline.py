@@ -19,7 +19,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import srsly
 from spacy import util
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP, HEAD, ORTH
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
@@ -31,7 +31,7 @@ from .pseudoproj import undecorate
 from .registrations import SystemSpec
 from .scorer import planar_parser_score
 from .systems import TransitionSystem
-from .systems.base import Tree, batches, oracle_run
+from .systems.base import Tree, batches, exploration_run, oracle_run
 from .systems.state import INT, Gold
 from .trees import are_trees, tree_error
 
@@ -184,9 +184,10 @@ class PlanarParser(TrainablePipe):
         if not y.has_annotation("DEP"):
             self.skipped["no gold parse"] += 1
             return None
-        if len(x) == len(y) and all(a.text == b.text for a, b in zip(x, y)):
-            heads = [t.head.i for t in y]
-            deps = [t.dep_ for t in y]
+        if len(x) == len(y) and np.array_equal(x.to_array(ORTH), y.to_array(ORTH)):
+            arcs = y.to_array([HEAD, DEP])  # HEAD: the head's offset, as uint64
+            heads = (np.arange(len(y)) + arcs[:, 0].astype(np.int64)).tolist()
+            deps = [y.vocab.strings[d] for d in arcs[:, 1].tolist()]
         else:
             heads, deps = eg.get_aligned_parse(projectivize=False)
             if any(h is None for h in heads) or any(d is None for d in deps):
@@ -339,25 +340,10 @@ class PlanarParser(TrainablePipe):
         st = system.init_states([len(h) for h, _ in trees])
         gold = Gold.from_trees(trees, st.T)
         system.prepare_batch(st, gold)
-        offsets_a = np.asarray(offsets, dtype=INT)
-        ids, labs, targets, valids = [], [], [], []
-        while True:
-            live = ~system.is_final(st)
-            if not live.any():
-                break
-            f, l = system.get_features(st, offsets_a)
-            scores = self.model.ops.to_numpy(scorer(f, l))
-            # the targets: the cheapest actions (cost 0 for an exact dynamic
-            # oracle; an approximate one may leave a state without a zero-cost
-            # action), narrowed by the system (``exploration_targets``)
-            valid, target = system.exploration_targets(st, gold)
-            ids.append(f[live]), labs.append(l[live]), targets.append(target[live]), valids.append(valid[live])
-            predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
-            best_target = np.where(target, scores, -np.inf).argmax(axis=1)
-            follow = np.random.random(st.B) < self.cfg["exploration"]
-            system.apply(st, np.where(live, np.where(follow, predicted, best_target), -1))
-        targets_a, valid_a = np.concatenate(targets), np.concatenate(valids)
-        return self._learn(table, bp_table, np.concatenate(ids), np.concatenate(labs),
+        score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
+        ids, labs, targets_a, valid_a = exploration_run(system, st, gold, score, self.cfg["exploration"],
+                                                        np.asarray(offsets, dtype=INT))
+        return self._learn(table, bp_table, ids, labs,
                            lambda scores: self.get_loss_towards(scores, targets_a, valid_a), sgd, losses)
 
     def _softmax_over(self, scores, valid):

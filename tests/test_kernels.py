@@ -114,3 +114,36 @@ def test_hidden_kernel_matches_reference(n_pieces):
     want = np.asarray(reference.hidden(table, bias, ids, E, lab_ids, n_pieces))
     assert got.shape == (50, nH)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("finish", [False, True])
+@pytest.mark.parametrize("name", ["planar", "2-planar"])
+def test_link_costs_kernel_matches_reference(name, finish):
+    """The planar systems' dynamic oracle in C against its numpy twin, on
+    Gothic trees (crossing links, so 2-planar's conflict pairs count), in
+    states reached by the static oracle's action or, one step in three, a
+    random valid one."""
+    from conftest import treebank
+    from spacy_planar.conllu_io import read_conllu
+    from spacy_planar.systems import system_for_trees
+    from spacy_planar.systems.state import Gold
+    trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(treebank("got_proiel"))) if i % 12 == 0]
+    system = system_for_trees(name, trees)
+    st = system.init_states([len(h) for h, _ in trees], finish=finish)
+    gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
+    system.prepare_batch(st, gold)
+    assert name == "planar" or len(gold.pairs) > 50
+    rng = np.random.default_rng(5)
+    checked = np.zeros(6, dtype=int)  # finite costs compared, per move
+    while not system.is_final(st).all():
+        cost, label = system.costs(st, gold)
+        expected_cost, expected_label = reference.link_costs(system, st, gold)
+        assert np.array_equal(cost, expected_cost)
+        assert np.array_equal(label, expected_label)
+        checked += np.isfinite(cost[~system.is_final(st)]).sum(axis=0)
+        valid = system.valid_actions(st)
+        static = system.table.action(*system.oracle(st, gold))
+        random = (rng.random(valid.shape) + 2 * valid).argmax(axis=1)
+        use_static = valid[st.rows, static] & (rng.random(st.B) < 2 / 3)
+        system.apply(st, np.where(valid.any(axis=1), np.where(use_static, static, random), -1))
+    assert (checked[list(system.moves)] > 1000).all()

@@ -391,3 +391,32 @@ def test_two_planar_exploration_targets_are_the_static_oracle_where_it_is_cheape
         system.apply(st, np.where(live, np.where(noisy, random, static), -1))
     assert several > 0.2 * states  # the ambiguity the narrowing removes
     assert off_path > 0 and narrowed > 0
+
+
+@pytest.mark.parametrize("name,kw", VARIANTS)
+def test_exploration_run_is_the_same_when_finished_states_are_dropped(name, kw):
+    """``exploration_run`` drops finished states from the batch as it goes;
+    the states it visits, their features and targets must be those of the
+    run that keeps every row to the end (the random draws are per original
+    row, the scores a function of each state's features alone)."""
+    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.systems.state import Gold
+    trees = [t for t in gold_trees("got_proiel", every=25)]
+    system = system_for_trees(name, trees, **kw)
+    weights = np.random.default_rng(1).normal(size=(len(system.features) + len(system.label_features),
+                                                    len(system.table)))
+
+    def score(f, l):
+        return np.sin(np.concatenate([f, l], axis=1) * 0.37) @ weights
+
+    runs, offsets = [], np.cumsum([0] + [len(h) for h, _ in trees[:-1]])
+    for compact_below in (0.0, 0.75, 1.0):
+        st = system.init_states([len(h) for h, _ in trees])
+        gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
+        system.prepare_batch(st, gold)
+        np.random.seed(3)
+        runs.append(exploration_run(system, st, gold, score, 0.9, offsets, compact_below=compact_below))
+    kept, dropped, eager = runs
+    assert len(kept[0]) > 5 * len(trees)
+    for a, b, c in zip(kept, dropped, eager):
+        assert np.array_equal(a, b) and np.array_equal(a, c)

@@ -111,6 +111,18 @@ class TransitionSystem:
     def prepare_batch(self, st: States, gold: Gold) -> None:
         """Per-batch oracle bookkeeping (plane assignment, projective order)."""
 
+    def select_gold(self, gold: Gold, keep: np.ndarray) -> Gold:
+        """The gold of the rows ``keep`` (as ``States.select`` keeps the
+        states' rows): every per-row array of ``gold``, those that
+        ``prepare_batch`` added included. A system whose bookkeeping is not
+        per-row arrays extends this (``TwoPlanar``)."""
+        B = gold.heads.shape[0]
+        out = Gold(gold.heads[keep], gold.labels[keep])
+        for name, value in vars(gold).items():
+            if name not in ("heads", "labels") and isinstance(value, np.ndarray) and value.shape[:1] == (B,):
+                setattr(out, name, value[keep])
+        return out
+
     def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
         """Whether the system can derive this gold tree exactly."""
         return True
@@ -219,6 +231,45 @@ def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.
         if (st.steps > bound).any():
             raise RuntimeError(f"{system.name}: a state outlived its bound")
     return st, st.steps.copy()
+
+
+def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Callable,
+                    exploration: float, offsets: np.ndarray, compact_below: float = 0.75
+                    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Parse a batch for training with exploration (Goldberg & Nivre 2012's
+    error exploration): at each step every live state records its features and
+    its targets (``exploration_targets``), then follows the model's best
+    valid action with probability ``exploration``, else its best-scored
+    target. ``score(features, label features)`` -> [rows, n_actions] scores.
+
+    Returns (feature tokens, label features, targets, valid actions) of
+    every state visited, one row each. Finished states are dropped from the
+    batch whenever fewer than ``compact_below`` of its rows are live (on
+    Gothic a batch's rows are a fifth live on average: the longest sentence
+    sets the number of steps), so a step costs in proportion to the live
+    states; the random draws are made for the original rows, so the run is
+    the same with or without dropping (``compact_below = 0``)."""
+    rows = np.arange(st.B)  # the original row of each state
+    B0 = st.B
+    ids, labs, targets, valids = [], [], [], []
+    while True:
+        live = ~system.is_final(st)
+        n_live = int(live.sum())
+        if n_live == 0:
+            break
+        if n_live < compact_below * st.B:
+            keep = np.flatnonzero(live)
+            st, gold = st.select(keep), system.select_gold(gold, keep)
+            rows, offsets, live = rows[keep], offsets[keep], live[keep]
+        f, l = system.get_features(st, offsets)
+        scores = score(f, l)
+        valid, target = system.exploration_targets(st, gold)
+        ids.append(f[live]), labs.append(l[live]), targets.append(target[live]), valids.append(valid[live])
+        predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
+        best_target = np.where(target, scores, -np.inf).argmax(axis=1)
+        follow = np.random.random(B0)[rows] < exploration
+        system.apply(st, np.where(live, np.where(follow, predicted, best_target), -1))
+    return np.concatenate(ids), np.concatenate(labs), np.concatenate(targets), np.concatenate(valids)
 
 
 def batches(lengths: Sequence[int], size: int) -> List[np.ndarray]:

@@ -211,115 +211,35 @@ def link_costs(system: TransitionSystem, st: States, gold: Gold, look_across: bo
     ``PREFER`` (1/2, less than one link) unless a pending link to b0 starts
     on the inactive stack and no arc can be built here (SWITCH), or starts
     below s0 on the active stack (REDUCE). ``tests/test_systems.py``
-    compares these costs with exhaustive search on small trees."""
-    B, T = st.B, st.T
-    rows = st.rows
-    r2 = rows[:, None]
-    x = np.arange(T)[None, :]
+    compares these costs with exhaustive search on small trees.
+
+    One C loop over the rows computes them (``_kernels.link_costs``, with
+    its numpy twin in ``tests/reference.py``)."""
+    B = st.B
+    allowed = np.isin(np.arange(6), system.moves)
+    valid = system.valid_moves(st) & allowed
+    valid_across = valid
+    look_across = look_across and st.stack.shape[1] == 2
+    if look_across:  # the moves valid on the other stack after SWITCH
+        last = st.last.copy()
+        st.switch(st.rows)
+        st.last[:] = SWITCH
+        valid_across = system.valid_moves(st) & allowed
+        st.switch(st.rows)
+        st.last[:] = last
+    pairs = getattr(gold, "pairs", None)
+    if pairs is None:
+        pairs = np.zeros((0, 3), dtype=INT)
+    pair_start = np.searchsorted(pairs[:, 0], np.arange(B + 1)).astype(INT)
+    cost = np.empty((B, 6))
+    _kernels.link_costs(st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.comp, st.n, gold.heads,
+                        np.ascontiguousarray(pairs, dtype=INT), pair_start, valid.view(np.uint8),
+                        valid_across.view(np.uint8), look_across, PREFER, cost)
     s0, b0 = st.s(0), st.b(0)
+    both = (s0 >= 0) & (b0 >= 0)
     s0c, b0c = np.maximum(s0, 0), np.maximum(b0, 0)
     g = gold.heads
-    gc = np.maximum(g, 0)
-    headless = (st.heads < 0) & (x >= 1) & (x <= st.n[:, None])
-    u, v = np.minimum(gc, x), np.maximum(gc, x)
-    has_b = (b0 > 0)[:, None]
-    u_in_beta = has_b & (u >= b0[:, None])
-    n_stacks = st.stack.shape[1]
-    active = st.active
-    on_active = st.in_stack(active)
-    on_other = st.in_stack(1 - active) if n_stacks == 2 else np.zeros_like(on_active)
-    u_active, u_other = on_active[r2, u], on_other[r2, u]
-    comp = st.comp
-    pending = ((g > 0) & headless & (comp != comp[r2, gc]) & has_b & (v >= b0[:, None])
-               & (u_in_beta | u_active | u_other))
-    alive = headless & ((g == 0) | pending)  # the word's own gold link can still be had
-
-    # the root (headless word) of each component
-    rootmap = np.full((B, T), -1, dtype=INT)
-    rr, cc = np.nonzero(headless)
-    rootmap[rr, comp[rr, cc]] = cc
-
-    def closes_cycle(h: np.ndarray, d: np.ndarray) -> np.ndarray:
-        """Whether the pending links lead from h's component up into d's."""
-        target = comp[rows, np.maximum(d, 0)]
-        r = np.where((h >= 0) & (d >= 0), rootmap[rows, comp[rows, np.maximum(h, 0)]], -1)
-        hit = np.zeros(B, dtype=bool)
-        for _ in range(T):
-            rc = np.maximum(r, 0)
-            up = (r >= 0) & pending[rows, rc]
-            if not up.any():
-                break
-            cy = comp[rows, gc[rows, rc]]
-            hit |= up & (cy == target)
-            r = np.where(up & (cy != target), rootmap[rows, cy], -1)
-        return hit
-
-    both = (s0 >= 0) & (b0 >= 0)
-    cost = np.zeros((B, 6))
-    # links with b0 as right end and the left end on a stack
-    to_b0 = pending & (v == b0[:, None]) & ~u_in_beta
-    cost[:, SHIFT] = to_b0.sum(axis=1)
-    of_s0 = pending & (u == s0[:, None]) & (s0 >= 0)[:, None]
-    s0_elsewhere = on_other[rows, s0c] & (s0 >= 0)
-    cost[:, REDUCE] = np.where(s0_elsewhere, 0, of_s0.sum(axis=1))
-    lost_by_arc = []
-    for move, h, d in ((LEFT, b0, s0), (RIGHT, s0, b0)):
-        dc = np.maximum(d, 0)
-        is_gold = both & (g[rows, dc] == h)
-        own = both & alive[rows, dc] & ~is_gold
-        # a pending link already on a cycle is lost anyway (counted once)
-        own &= ~closes_cycle(np.where(own & (g[rows, dc] > 0), g[rows, dc], -1), d)
-        cycle = both & closes_cycle(h, d) & ~(is_gold & pending[rows, dc])
-        cost[:, move] = own.astype(float) + cycle
-        lost = (x == d[:, None]) & both[:, None]
-        lost_by_arc.append(lost)
-    to_b0_other = to_b0 & u_other & ~u_active
-    arc_here = ((pending[rows, s0c] & (g[rows, s0c] == b0)) | (pending[rows, b0c] & (g[rows, b0c] == s0)))
-    cost[:, SWITCH] = np.where((to_b0 & u_other).any(axis=1) & ~(both & arc_here), 0, PREFER)
-    if n_stacks == 2 and look_across:
-        # SWITCH cannot follow SWITCH: it costs what the best next move on the other stack costs
-        last = st.last.copy()
-        st.switch(rows)
-        st.last[:] = SWITCH
-        across, _ = link_costs(system, st, gold, look_across=False)
-        st.switch(rows)
-        st.last[:] = last
-        cost[:, SWITCH] += np.floor(across.min(axis=1))
-    below_s0 = (to_b0 & u_active & (u < s0[:, None])).any(axis=1)
-    cost[:, REDUCE] += np.where(below_s0, 0, PREFER)
-
-    pairs = getattr(gold, "pairs", None)
-    if pairs is not None and len(pairs):
-        pb, d1, d2 = pairs[:, 0], pairs[:, 1], pairs[:, 2]
-        planes_now = []
-        for d in (d1, d2):
-            uu = u[pb, d]
-            bits = np.where(u_in_beta[pb, d], 3, on_active[pb, uu] * (1 << active[pb]) + on_other[pb, uu] * (1 << (1 - active[pb])))
-            planes_now.append((pending[pb, d], bits, uu))
-
-        def conflicts(links) -> np.ndarray:
-            (p1, a1, _), (p2, a2, _) = links
-            return p1 & p2 & (a1 == a2) & ((a1 == 1) | (a1 == 2))
-
-        now = conflicts(planes_now)
-
-        def delta(links_after) -> np.ndarray:
-            return np.bincount(pb, weights=conflicts(links_after).astype(float) - now, minlength=B)
-
-        # SHIFT: links with b0 as right end are lost
-        cost[:, SHIFT] += delta([(p & ~to_b0[pb, d], a, uu) for (p, a, uu), d in zip(planes_now, (d1, d2))])
-        # REDUCE: s0 leaves the active stack
-        after = []
-        for (p, a, uu), d in zip(planes_now, (d1, d2)):
-            at_s0 = (uu == s0[pb]) & ~u_in_beta[pb, d]
-            a2 = np.where(at_s0, a & ~(1 << active[pb]), a)
-            after.append((p & (a2 > 0), a2, uu))
-        cost[:, REDUCE] += delta(after)
-        for move, lost in zip((LEFT, RIGHT), lost_by_arc):
-            cost[:, move] += delta([(p & ~lost[pb, d], a, uu) for (p, a, uu), d in zip(planes_now, (d1, d2))])
-    cost[~system.valid_moves(st)] = np.inf
-    cost[:, [m for m in range(6) if m not in system.moves]] = np.inf
     label = np.full((B, 6), -1, dtype=INT)
-    label[:, LEFT] = np.where(both & (g[rows, s0c] == b0), gold.labels[rows, s0c], -1)
-    label[:, RIGHT] = np.where(both & (g[rows, b0c] == s0), gold.labels[rows, b0c], -1)
+    label[:, LEFT] = np.where(both & (g[st.rows, s0c] == b0), gold.labels[st.rows, s0c], -1)
+    label[:, RIGHT] = np.where(both & (g[st.rows, b0c] == s0), gold.labels[st.rows, b0c], -1)
     return cost, label

@@ -82,6 +82,15 @@ class TwoPlanar(Planar):
             gold.crossed[b, list(gold.cross[b])] = True
         gold.pairs = np.array(pairs, dtype=INT).reshape(-1, 3)
 
+    def select_gold(self, gold: Gold, keep: np.ndarray) -> Gold:
+        out = super().select_gold(gold, keep)
+        new_row = np.full(gold.heads.shape[0], -1, dtype=INT)
+        new_row[keep] = np.arange(len(keep))
+        out.cross = {int(new_row[b]): graph for b, graph in gold.cross.items() if new_row[b] >= 0}
+        pairs = gold.pairs[new_row[gold.pairs[:, 0]] >= 0]
+        out.pairs = np.column_stack([new_row[pairs[:, 0]], pairs[:, 1:]]).astype(INT).reshape(-1, 3)
+        return out
+
     def _assign_component(self, gold: Gold, b: int, first: int, plane: int) -> None:
         """Give the crossing component of link ``first`` its planes by BFS."""
         graph = gold.cross[b]
