@@ -66,6 +66,9 @@ def trained(gothic):
     # arc-eager trained with exploration (its dynamic oracle), following its own predictions 90% of
     # the time, listening to a shared tok2vec (whose outputs exist only in training mode)
     pipes["arc-eager+exploration"] = train_pipeline("arc-eager", train_docs, shared_tok2vec=True, exploration=0.9)
+    # 2-planar as configs/two_planar.cfg trains it: towards its narrowed exploration targets, half the time
+    # following its own predictions
+    pipes["2-planar+exploration"] = train_pipeline("2-planar", train_docs, exploration=0.5)
     return pipes
 
 
@@ -77,7 +80,7 @@ def scores(nlp, gold_docs):
     return evaluate([(tree_of(g), tree_of(p)) for g, p in zip(gold_docs, parsed)])
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration"])
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration", "2-planar+exploration"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
