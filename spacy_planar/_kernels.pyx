@@ -399,6 +399,9 @@ cdef void _row_link_costs(Py_ssize_t b, int64_t A, const int64_t[:, :, ::1] stac
     cdef int64_t dd[2]
     cdef bint pp[2]
     cdef int64_t aa[2]
+    cdef int64_t uu_e[2]  # each link's left end
+    cdef int64_t vv_e[2]  # and right end
+    cdef bint in_beta_e[2]
     cdef bint after_p[2]
     cdef int64_t after_a[2]
     cdef double delta[4]
@@ -469,23 +472,24 @@ cdef void _row_link_costs(Py_ssize_t b, int64_t A, const int64_t[:, :, ::1] stac
         dd[1] = pairs[p, 2]
         for e in range(2):
             d = dd[e]
-            uu = min(_clip(gold[b, d]), d)
-            in_beta = has_b and uu >= b0
+            g = _clip(gold[b, d])
+            uu = min(g, d)
+            uu_e[e] = uu
+            vv_e[e] = max(g, d)
+            in_beta_e[e] = has_b and uu >= b0
             pp[e] = pending[d]
-            aa[e] = 3 if in_beta else on_a[uu] * (1 << A) + on_o[uu] * (1 << O)
+            aa[e] = 3 if in_beta_e[e] else on_a[uu] * (1 << A) + on_o[uu] * (1 << O)
         now = _conflict(pp[0], aa[0], pp[1], aa[1])
         for m in range(SHIFT, RIGHT + 1):
             for e in range(2):
                 d = dd[e]
-                uu = min(_clip(gold[b, d]), d)
-                in_beta = has_b and uu >= b0
+                in_beta = in_beta_e[e]
                 after_a[e] = aa[e]
                 if m == SHIFT:  # links with b0 as right end are lost
-                    g = _clip(gold[b, d])
-                    lost = pp[e] and (g if g > d else d) == b0 and not in_beta
+                    lost = pp[e] and vv_e[e] == b0 and not in_beta
                     after_p[e] = pp[e] and not lost
                 elif m == REDUCE:  # s0 leaves the active stack
-                    if uu == s0 and not in_beta:
+                    if uu_e[e] == s0 and not in_beta:
                         after_a[e] = aa[e] & ~(1 << A)
                     after_p[e] = pp[e] and after_a[e] > 0
                 else:  # the dependent's own link is decided

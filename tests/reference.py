@@ -371,7 +371,6 @@ def link_costs(system, st, gold, look_across=True):
         cost[:, move] = own.astype(float) + cycle
         lost = (x == d[:, None]) & both[:, None]
         lost_by_arc.append(lost)
-    to_b0_other = to_b0 & u_other & ~u_active
     arc_here = ((pending[rows, s0c] & (g[rows, s0c] == b0)) | (pending[rows, b0c] & (g[rows, b0c] == s0)))
     cost[:, SWITCH] = np.where((to_b0 & u_other).any(axis=1) & ~(both & arc_here), 0, PREFER)
     if n_stacks == 2 and look_across:
