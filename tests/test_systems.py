@@ -393,6 +393,29 @@ def test_two_planar_exploration_targets_are_the_static_oracle_where_it_is_cheape
     assert off_path > 0 and narrowed > 0
 
 
+def exploration_setup(name, kw, every, seed):
+    """Gothic trees, their system, a fixed scoring function of the features
+    (standing in for a model), the trees' token offsets, and a function
+    giving fresh initial states with their gold (prepared) for
+    ``exploration_run``."""
+    from spacy_planar.systems.state import Gold
+    trees = [t for t in gold_trees("got_proiel", every=every)]
+    system = system_for_trees(name, trees, **kw)
+    weights = np.random.default_rng(seed).normal(size=(len(system.features) + len(system.label_features),
+                                                       len(system.table)))
+
+    def score(f, l):
+        return np.sin(np.concatenate([f, l], axis=1) * 0.37) @ weights
+
+    def fresh():
+        st = system.init_states([len(h) for h, _ in trees])
+        gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
+        system.prepare_batch(st, gold)
+        return st, gold
+
+    return trees, system, score, np.cumsum([0] + [len(h) for h, _ in trees[:-1]]), fresh
+
+
 @pytest.mark.parametrize("name,kw", VARIANTS)
 def test_exploration_run_is_the_same_when_finished_states_are_dropped(name, kw):
     """``exploration_run`` drops finished states from the batch as it goes;
@@ -400,23 +423,48 @@ def test_exploration_run_is_the_same_when_finished_states_are_dropped(name, kw):
     run that keeps every row to the end (the random draws are per original
     row, the scores a function of each state's features alone)."""
     from spacy_planar.systems.base import exploration_run
-    from spacy_planar.systems.state import Gold
-    trees = [t for t in gold_trees("got_proiel", every=25)]
-    system = system_for_trees(name, trees, **kw)
-    weights = np.random.default_rng(1).normal(size=(len(system.features) + len(system.label_features),
-                                                    len(system.table)))
-
-    def score(f, l):
-        return np.sin(np.concatenate([f, l], axis=1) * 0.37) @ weights
-
-    runs, offsets = [], np.cumsum([0] + [len(h) for h, _ in trees[:-1]])
+    trees, system, score, offsets, fresh = exploration_setup(name, kw, every=25, seed=1)
+    runs = []
     for compact_below in (0.0, 0.75, 1.0):
-        st = system.init_states([len(h) for h, _ in trees])
-        gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
-        system.prepare_batch(st, gold)
+        st, gold = fresh()
         np.random.seed(3)
         runs.append(exploration_run(system, st, gold, score, 0.9, offsets, compact_below=compact_below))
     kept, dropped, eager = runs
     assert len(kept[0]) > 5 * len(trees)
     for a, b, c in zip(kept, dropped, eager):
         assert np.array_equal(a, b) and np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("name,kw", VARIANTS)
+def test_exploration_run_per_row_probabilities(name, kw):
+    """``exploration`` may be one probability per row (the component's
+    ``exploration_nonprojective``): rows at 0 never follow the model, so
+    they end in their gold tree as the system prepares it (arc-eager:
+    projectivized, planar: the links that fit) wherever the static oracle
+    does, while rows at 1 follow the model and mostly do not; an array of
+    equal values is the run of the scalar."""
+    from spacy_planar.systems.base import exploration_run
+    trees, system, score, offsets, fresh = exploration_setup(name, kw, every=40, seed=2)
+    prepared = [system.label_tree(system.prepare_tree(*t)) for t in trees]
+    nonprojective = np.array([not is_projective(h) for h, _ in trees])
+    assert 10 < nonprojective.sum() < len(trees) - 10
+    static_end = dict(oracle_run(system, [system.prepare_tree(*t) for t in trees]))["done"][0]
+    reproduced = [t == (list(p[0]), list(p[1])) for t, p in zip(static_end.trees(system.root_id), prepared)]
+
+    def run(exploration):
+        st, gold = fresh()
+        np.random.seed(5)
+        # compact_below=0: the rows stay in ``st`` to the end, to be read after
+        return st, exploration_run(system, st, gold, score, exploration, offsets, compact_below=0.0)
+
+    st, _ = run(np.where(nonprojective, 0.0, 1.0))
+    out = [t == (list(p[0]), list(p[1])) for t, p in zip(st.trees(system.root_id), prepared)]
+    static = [k for k in range(len(trees)) if nonprojective[k] and reproduced[k]]
+    assert len(static) > 10
+    assert all(out[k] for k in static)
+    followed = [k for k in range(len(trees)) if not nonprojective[k] and len(trees[k][0]) > 3]
+    assert sum(not out[k] for k in followed) > len(followed) // 2
+    _, scalar = run(0.9)
+    _, array = run(np.full(len(trees), 0.9))
+    for a, b in zip(scalar, array):
+        assert np.array_equal(a, b)

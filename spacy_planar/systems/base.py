@@ -234,13 +234,14 @@ def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.
 
 
 def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Callable,
-                    exploration: float, offsets: np.ndarray, compact_below: float = 0.75
+                    exploration, offsets: np.ndarray, compact_below: float = 0.75
                     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Parse a batch for training with exploration (Goldberg & Nivre 2012's
     error exploration): at each step every live state records its features and
     its targets (``exploration_targets``), then follows the model's best
-    valid action with probability ``exploration``, else its best-scored
-    target. ``score(features, label features)`` -> [rows, n_actions] scores.
+    valid action with probability ``exploration`` (one for all rows, or an
+    array of one per row), else its best-scored target.
+    ``score(features, label features)`` -> [rows, n_actions] scores.
 
     Returns (feature tokens, label features, targets, valid actions) of
     every state visited, one row each. Finished states are dropped from the
@@ -251,6 +252,7 @@ def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Cal
     the same with or without dropping (``compact_below = 0``)."""
     rows = np.arange(st.B)  # the original row of each state
     B0 = st.B
+    exploration = np.broadcast_to(np.asarray(exploration, dtype=np.float64), (B0,))
     ids, labs, targets, valids = [], [], [], []
     while True:
         live = ~system.is_final(st)
@@ -267,7 +269,7 @@ def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Cal
         ids.append(f[live]), labs.append(l[live]), targets.append(target[live]), valids.append(valid[live])
         predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
         best_target = np.where(target, scores, -np.inf).argmax(axis=1)
-        follow = np.random.random(B0)[rows] < exploration
+        follow = (np.random.random(B0) < exploration)[rows]
         system.apply(st, np.where(live, np.where(follow, predicted, best_target), -1))
     return np.concatenate(ids), np.concatenate(labs), np.concatenate(targets), np.concatenate(valids)
 
