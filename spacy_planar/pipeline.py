@@ -134,6 +134,7 @@ class PlanarParser(TrainablePipe):
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
         self._cache: Dict[int, List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._projective: Dict[Tuple[int, ...], bool] = {}
         self.skipped: Counter = Counter()
 
     # --- the transition system and labels ---------------------------------------
@@ -340,7 +341,7 @@ class PlanarParser(TrainablePipe):
             for (start, _), tree in units:
                 trees.append(system.label_tree(system.prepare_tree(*tree)))
                 offsets.append(offset + start)
-                follow.append(explore if explore_np is None or is_projective(tree[0]) else explore_np)
+                follow.append(explore if explore_np is None or self._is_projective(tree[0]) else explore_np)
             docs.append(eg.predicted)
             offset += len(eg.predicted)
         if not docs:
@@ -358,6 +359,13 @@ class PlanarParser(TrainablePipe):
                                                         np.asarray(offsets, dtype=INT))
         return self._learn(table, bp_table, ids, labs,
                            lambda scores: self.get_loss_towards(scores, targets_a, valid_a), sgd, losses)
+
+    def _is_projective(self, heads: Sequence[int]) -> bool:
+        """``trees.is_projective``, remembered per gold tree across epochs."""
+        key = tuple(heads)
+        if key not in self._projective:
+            self._projective[key] = is_projective(heads)
+        return self._projective[key]
 
     def _softmax_over(self, scores, valid):
         """Softmax of each row over its valid actions (0 elsewhere)."""
