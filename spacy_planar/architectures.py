@@ -104,8 +104,8 @@ def labels_forward(model: Model, lab_ids: Ints2d, is_train: bool) -> Tuple[Float
 
     def backprop(d_out: Floats2d) -> None:
         dE = model.ops.alloc3f(nL, nV, nO)
-        for l in range(nL):
-            model.ops.scatter_add(dE[l], rows[:, l], d_out)
+        for l, slot_rows in enumerate(slot_columns(model.ops, rows)):
+            model.ops.scatter_add(dE[l], slot_rows, d_out)
         model.inc_grad("E", dE)
 
     return out, backprop
@@ -144,6 +144,13 @@ def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
         hidden += flat.take(rows[:, f], axis=0)
     hidden += b
     return hidden, rows
+
+
+def slot_columns(ops, rows: Ints2d) -> Ints2d:
+    """The columns of ``rows`` (one per feature slot) as contiguous int32
+    rows: what ``ops.scatter_add`` takes without falling back to
+    ``xp.add.at`` (about 10x slower on CPU)."""
+    return ops.xp.ascontiguousarray(rows.T, dtype="int32")
 
 
 class StepScorer:
@@ -228,8 +235,8 @@ def states_forward(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d,
         bp_labels(d_pre)
         d_table = ops.alloc3f(*table.shape)
         d_flat = d_table.reshape((table.shape[0] * table.shape[1], table.shape[2]))
-        for f in range(table.shape[1]):
-            ops.scatter_add(d_flat, rows[:, f], d_pre)
+        for slot_rows in slot_columns(ops, rows):
+            ops.scatter_add(d_flat, slot_rows, d_pre)
         return d_table
 
     return scores, backprop
