@@ -9,7 +9,8 @@ are decoded (arc-eager: ``deprojectivize``) and written to ``Token.head`` /
 
 Training: the static oracle's transitions and feature tokens of each unit
 are computed once and cached (keyed by the words and the gold tree), then the
-model scores all the transitions of a batch in one pass.
+model scores all the transitions of a batch in one pass; units trained with
+exploration are parsed with the current model first (``exploration_run``).
 """
 
 from collections import Counter
@@ -102,7 +103,8 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         gold tree is non-projective; None: ``exploration``. Exploration
         lowered 2-planar's recall of non-projective arcs (Gothic: 23.1
         static, 19.5 exploring half the time); at 0 here those sentences
-        are trained on the static oracle's path (configs/two_planar.cfg).
+        are trained on the static oracle's cached transitions, as all are
+        with ``exploration`` 0 (configs/two_planar.cfg).
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
@@ -213,18 +215,18 @@ class PlanarParser(TrainablePipe):
             out.append(((start, end), (h, d)))
         return out
 
-    def _oracle(self, examples: Sequence[Example]) -> List[Optional[List]]:
-        """Per example: a list of (start, features, label features, actions,
-        valid moves) per unit, from the cache or from one batched oracle run."""
+    def _oracle(self, docs: Sequence[Doc], units: Sequence[List[Tuple[Tuple[int, int], Tree]]]) -> List[List]:
+        """Per Doc: a list of (start, features, label features, actions,
+        valid moves), one per unit of ``units`` (its gold trees), from the
+        cache or from one batched oracle run."""
         system = self.system
         todo: List[Tuple[int, int, Tree, int]] = []
-        out: List[Optional[List]] = []
-        for k, eg in enumerate(examples):
-            trees = self.gold_trees(eg)
-            if trees is None:
-                out.append(None)
+        out: List[List] = []
+        for k, (doc, trees) in enumerate(zip(docs, units)):
+            if not trees:
+                out.append([])
                 continue
-            key = hash((tuple(t.text for t in eg.predicted), tuple((u, tuple(h), tuple(d)) for u, (h, d) in trees)))
+            key = hash((tuple(t.text for t in doc), tuple((u, tuple(h), tuple(d)) for u, (h, d) in trees)))
             if key in self._cache:
                 out.append(self._cache[key])
                 continue
@@ -282,83 +284,95 @@ class PlanarParser(TrainablePipe):
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One batched update. Units trained with probability 0 of exploring
+        (``exploration`` / ``exploration_nonprojective``) take the static
+        oracle's cached transitions and are trained towards its action; the
+        others are parsed with the current model (``exploration_run``) and
+        trained towards their states' targets. One tok2vec pass, with dropout
+        and gradient, serves both and the parse (a tok2vec listener only has
+        outputs in training mode)."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "PlanarParser.update")
-        if self.cfg.get("exploration") or self.cfg.get("exploration_nonprojective"):
-            return self._update_exploring(examples, drop, sgd, losses)
-        seqs = self._oracle(examples)
-        docs, ids, labs, actions, valid = [], [], [], [], []
+        docs, starts, static, exploring = [], [], [], []
         offset = 0
-        for eg, units in zip(examples, seqs):
+        for eg in examples:
+            units = self.gold_trees(eg)
             if not units:
                 continue
-            for start, f, l, a, v in units:
-                ids.append(np.where(f >= 0, f + offset + start, -1))
-                labs.append(l)
-                actions.append(a)
-                valid.append(v)
+            chances = [self._exploration_of(tree[0]) for _, tree in units]
+            static.append([u for u, p in zip(units, chances) if p == 0.0])
+            exploring.append([(u, p) for u, p in zip(units, chances) if p > 0.0])
             docs.append(eg.predicted)
+            starts.append(offset)
             offset += len(eg.predicted)
         if not docs:
             return losses
         set_dropout_rate(self.model, drop)
         table, bp_table = architectures.table_forward(self.model, docs, is_train=True)
-        actions_a, valid_a = np.concatenate(actions), np.concatenate(valid)
-        return self._learn(table, bp_table, np.concatenate(ids), np.concatenate(labs),
-                           lambda scores: self.get_loss_from(scores, actions_a, valid_a), sgd, losses)
-
-    def _learn(self, table, bp_table: Callable, ids: np.ndarray, labs: np.ndarray, get_loss: Callable, sgd,
-               losses: Dict[str, float]) -> Dict[str, float]:
-        """One batched update: score the states (feature tokens ``ids`` in
-        the batch's feature ``table``), ``get_loss(scores)`` -> (d_scores,
-        loss), backpropagate through the table into the tok2vec."""
+        steps = [self._static_steps(docs, static, starts)]
+        if any(exploring):
+            steps.append(self._exploring_steps(docs, table, exploring, starts))
+        steps = [part for part in steps if part is not None]
+        if not steps:
+            return losses
+        ids, labs, targets, valid = (np.concatenate(part) for part in zip(*steps))
         scores, bp_states = architectures.states_forward(self.model, table, ids, labs, is_train=True)
-        d_scores, loss = get_loss(scores)
+        d_scores, loss = self.get_loss_towards(scores, targets, valid)
         bp_table(bp_states(d_scores))
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += loss
         return losses
 
-    def _update_exploring(self, examples: List[Example], drop: float, sgd, losses: Dict[str, float]):
-        """Training with exploration: parse the batch with the current model,
-        following its prediction with probability ``exploration`` (else the
-        best-scored target action; ``exploration_nonprojective`` for units
-        whose gold tree is non-projective), record every state with its
-        targets (the system's ``exploration_targets``), then one batched
-        update towards them."""
+    def _exploration_of(self, heads: Sequence[int]) -> float:
+        """The probability of exploring when training on this gold tree."""
+        explore_np = self.cfg.get("exploration_nonprojective")
+        if explore_np is None or self._is_projective(heads):
+            return self.cfg["exploration"]
+        return explore_np
+
+    def _static_steps(self, docs: List[Doc], units: List[List], starts: List[int]) -> Optional[Tuple[np.ndarray, ...]]:
+        """(feature tokens, label features, targets, valid actions) of the
+        static oracle's states of ``units`` (per Doc, its units' gold trees;
+        ``starts``: each Doc's first row in the batch's feature table), the
+        oracle's action the one target of each."""
+        move_of = self.system.table.move_of
+        ids, labs, actions, valid = [], [], [], []
+        for doc_units, offset in zip(self._oracle(docs, units), starts):
+            for start, f, l, a, v in doc_units:
+                ids.append(np.where(f >= 0, f + offset + start, -1))
+                labs.append(l)
+                actions.append(a)
+                valid.append(v[:, move_of])
+        if not ids:
+            return None
+        actions_a = np.concatenate(actions)
+        targets = np.zeros((len(actions_a), len(move_of)), dtype=bool)
+        targets[np.arange(len(actions_a)), actions_a] = True
+        return np.concatenate(ids), np.concatenate(labs), targets, np.concatenate(valid)
+
+    def _exploring_steps(self, docs: List[Doc], table, units: List[List], starts: List[int]) -> Tuple[np.ndarray, ...]:
+        """The same for training with exploration (Goldberg & Nivre 2012):
+        ``units`` (per Doc, (unit, probability of exploring) pairs) are parsed
+        with the current model, following its prediction with that
+        probability, else the best-scored target action, and every state is
+        recorded with its targets (the system's ``exploration_targets``)."""
         system = self.system
-        docs, trees, offsets, follow = [], [], [], []
-        offset = 0
-        explore, explore_np = self.cfg["exploration"], self.cfg.get("exploration_nonprojective")
-        for eg in examples:
-            units = self.gold_trees(eg)
-            if not units:
-                continue
-            for (start, _), tree in units:
+        trees, offsets, follow = [], [], []
+        for doc_units, offset in zip(units, starts):
+            for ((start, _), tree), chance in doc_units:
                 trees.append(system.label_tree(system.prepare_tree(*tree)))
                 offsets.append(offset + start)
-                follow.append(explore if explore_np is None or self._is_projective(tree[0]) else explore_np)
-            docs.append(eg.predicted)
-            offset += len(eg.predicted)
-        if not docs:
-            return losses
-        # one tok2vec pass, with dropout and gradient, serves both the parse
-        # and the update (a tok2vec listener only has outputs in training mode)
-        set_dropout_rate(self.model, drop)
-        table, bp_table = architectures.table_forward(self.model, docs, is_train=True)
+                follow.append(chance)
         scorer = architectures.StepScorer(self.model, docs, table=table)
         st = system.init_states([len(h) for h, _ in trees])
         gold = Gold.from_trees(trees, st.T)
         system.prepare_batch(st, gold)
         score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
-        ids, labs, targets_a, valid_a = exploration_run(system, st, gold, score, np.asarray(follow),
-                                                        np.asarray(offsets, dtype=INT))
-        return self._learn(table, bp_table, ids, labs,
-                           lambda scores: self.get_loss_towards(scores, targets_a, valid_a), sgd, losses)
+        return exploration_run(system, st, gold, score, np.asarray(follow), np.asarray(offsets, dtype=INT))
 
     def _is_projective(self, heads: Sequence[int]) -> bool:
         """``trees.is_projective``, remembered per gold tree across epochs."""
@@ -385,17 +399,6 @@ class PlanarParser(TrainablePipe):
         on_target = (probs * targets).sum(axis=1, keepdims=True)
         loss = float(-ops.xp.log(on_target + 1e-12).sum())
         d_scores = probs - probs * targets / (on_target + 1e-12)
-        return d_scores, loss
-
-    def get_loss_from(self, scores, actions: np.ndarray, valid_moves: np.ndarray):
-        """Softmax over the valid actions; cross-entropy with the oracle's."""
-        ops = self.model.ops
-        probs = self._softmax_over(scores, ops.asarray(valid_moves[:, self.system.table.move_of]))
-        gold = ops.asarray(actions)
-        rows = ops.xp.arange(len(gold))
-        loss = float(-ops.xp.log(probs[rows, gold] + 1e-12).sum())
-        d_scores = probs
-        d_scores[rows, gold] -= 1.0
         return d_scores, loss
 
     def get_loss(self, examples, scores):
