@@ -32,7 +32,7 @@ from .pseudoproj import undecorate
 from .registrations import SystemSpec
 from .scorer import planar_parser_score
 from .systems import TransitionSystem
-from .systems.base import Tree, batches, exploration_run, oracle_run
+from .systems.base import Tree, batches, exploration_run, oracle_run, oracle_targets
 from .systems.state import INT, Gold
 from .trees import are_trees, is_projective, tree_error
 
@@ -339,20 +339,17 @@ class PlanarParser(TrainablePipe):
         static oracle's states of ``units`` (per Doc, its units' gold trees;
         ``starts``: each Doc's first row in the batch's feature table), the
         oracle's action the one target of each."""
-        move_of = self.system.table.move_of
         ids, labs, actions, valid = [], [], [], []
         for doc_units, offset in zip(self._oracle(docs, units), starts):
             for start, f, l, a, v in doc_units:
                 ids.append(np.where(f >= 0, f + offset + start, -1))
                 labs.append(l)
                 actions.append(a)
-                valid.append(v[:, move_of])
+                valid.append(v)
         if not ids:
             return None
-        actions_a = np.concatenate(actions)
-        targets = np.zeros((len(actions_a), len(move_of)), dtype=bool)
-        targets[np.arange(len(actions_a)), actions_a] = True
-        return np.concatenate(ids), np.concatenate(labs), targets, np.concatenate(valid)
+        targets, valid_actions = oracle_targets(self.system, np.concatenate(actions), np.concatenate(valid))
+        return np.concatenate(ids), np.concatenate(labs), targets, valid_actions
 
     def _exploring_steps(self, docs: List[Doc], table, units: List[List], starts: List[int]) -> Tuple[np.ndarray, ...]:
         """The same for training with exploration (Goldberg & Nivre 2012):

@@ -476,27 +476,26 @@ def test_exploration_run_per_row_probabilities(name, kw):
 
 def test_two_planar_exploring_at_zero_is_static_training():
     """The component trains units whose probability of exploring is 0 on the
-    static oracle's cached transitions instead of parsing them in the
-    exploring run. For 2-planar that is the same training: at probability 0
+    static oracle's cached transitions (in ``oracle_targets``' form) instead
+    of parsing them in the exploring run. For 2-planar that is the same training: at probability 0
     ``exploration_run`` visits the static oracle's states (same feature and
     label tokens) and trains each towards the oracle's action alone, with
     the same valid actions (compared as sets of rows, which the two runs
     order differently)."""
-    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.systems.base import exploration_run, oracle_targets
     trees, system, score, offsets, fresh = exploration_setup("2-planar", {}, every=20, seed=3)
     st, gold = fresh()
     explored = exploration_run(system, st, gold, score, 0.0, offsets)
-    ids, labs, targets, valid = [], [], [], []
+    ids, labs, actions, valid = [], [], [], []
     for kind, payload in oracle_run(system, [system.prepare_tree(*t) for t in trees], with_features=True):
         if kind == "step":
-            rows, f, l, actions, moves_ok = payload
+            rows, f, l, a, moves_ok = payload
             ids.append(np.where(f >= 0, f + offsets[rows][:, None], -1))
             labs.append(l)
-            one_hot = np.zeros((len(rows), len(system.table)), dtype=bool)
-            one_hot[np.arange(len(rows)), actions] = True
-            targets.append(one_hot)
-            valid.append(moves_ok[:, system.table.move_of])
-    static = [np.concatenate(x) for x in (ids, labs, targets, valid)]
+            actions.append(a)
+            valid.append(moves_ok)
+    static = [np.concatenate(ids), np.concatenate(labs),
+              *oracle_targets(system, np.concatenate(actions), np.concatenate(valid))]
 
     def rows_sorted(parts):
         table = np.concatenate([np.asarray(p).astype(np.int64) for p in parts], axis=1)

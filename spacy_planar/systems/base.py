@@ -213,6 +213,17 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
     yield "done", (st, Counter({MOVE_NAMES[m]: int(c) for m, c in enumerate(counts) if c}))
 
 
+def oracle_targets(system: TransitionSystem, actions: np.ndarray, valid_moves: np.ndarray
+                   ) -> Tuple[np.ndarray, np.ndarray]:
+    """The static oracle's steps (``oracle_run``'s actions and valid moves)
+    in the form ``exploration_run`` records states: ([n, n_actions] targets,
+    the oracle's action alone; [n, n_actions] valid actions)."""
+    move_of = system.table.move_of
+    targets = np.zeros((len(actions), len(move_of)), dtype=bool)
+    targets[np.arange(len(actions)), actions] = True
+    return targets, valid_moves[:, move_of]
+
+
 def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator,
                finish: bool = False) -> Tuple[States, np.ndarray]:
     """Drive states with uniformly random valid actions until all are final
