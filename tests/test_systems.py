@@ -477,11 +477,11 @@ def test_exploration_run_per_row_probabilities(name, kw):
 def test_two_planar_exploring_at_zero_is_static_training():
     """The component trains units whose probability of exploring is 0 on the
     static oracle's cached transitions (in ``oracle_targets``' form) instead
-    of parsing them in the exploring run. For 2-planar that is the same training: at probability 0
-    ``exploration_run`` visits the static oracle's states (same feature and
-    label tokens) and trains each towards the oracle's action alone, with
-    the same valid actions (compared as sets of rows, which the two runs
-    order differently)."""
+    of parsing them in the exploring run. For 2-planar that is the same
+    training: at probability 0 ``exploration_run`` visits the static
+    oracle's states (same feature and label tokens) and trains each towards
+    the oracle's action alone, with the same valid actions (compared as sets
+    of rows, which the two runs order differently)."""
     from spacy_planar.systems.base import exploration_run, oracle_targets
     trees, system, score, offsets, fresh = exploration_setup("2-planar", {}, every=20, seed=3)
     st, gold = fresh()
