@@ -209,10 +209,12 @@ def evaluate(
         fail(str(e))
     res = scores.as_dict()
     if as_json:
-        print(json.dumps(res, indent=2))
+        print(json.dumps({**res, "by_length": scores.by_length()}, indent=2))
         return
     msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
               title=f"{system} against {gold}")
+    msg.table([(length, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for length, v in scores.by_length().items()],
+              header=("arc length", "gold arcs", "UAS", "LAS"), title="By the length of the gold arc")
 
 
 @app.command()

@@ -12,7 +12,7 @@ import typer
 from .cli import app, fail, msg
 from .conllu_io import Sentence, atomic_output, doc_to_conllu, read_conllu, sentences_to_doc
 from .errors import ConlluError
-from .metrics import Scores
+from .metrics import LENGTH_BINS, Scores
 
 TRAIN_SECONDS = "train_seconds.json"
 
@@ -122,10 +122,24 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
     for s, doc in zip(sents, parsed):
         scores.add((s.heads, s.deprels), ud_tree(doc))
     res = scores.as_dict()
+    res["by_length"] = scores.by_length()
     res["words_per_s"] = sum(len(s) for s in sents) / best
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
     return res
+
+
+def length_table(runs: Dict[str, List[Dict]]) -> str:
+    """UAS / LAS by gold arc length, one row per NAME (the mean of its runs)."""
+    first = next(iter(runs.values()))[0]["by_length"]
+    lines = ["UAS / LAS over the gold arcs of each length |head - dependent|:", "",
+             "| system | " + " | ".join(LENGTH_BINS) + " |", "|" + "---|" * (len(LENGTH_BINS) + 1),
+             "| gold arcs | " + " | ".join(f"{first[b]['arcs']:,}" for b in LENGTH_BINS) + " |"]
+    for name, rs in runs.items():
+        cells = [" / ".join(f"{statistics.mean(x['by_length'][b][k] for x in rs):.1f}" for k in ("UAS", "LAS"))
+                 for b in LENGTH_BINS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 @app.command()
@@ -134,11 +148,13 @@ def compare(
     models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the markdown table here"),
     repeats: int = typer.Option(3, "--repeats", "-r", help="Parse repeats (speed: best)"),
+    by_length: bool = typer.Option(False, "--by-length", help="Also a table of UAS / LAS by gold arc length"),
 ) -> None:
     """A markdown table of trained pipelines on one treebank: UAS, LAS, exact
     match, non-projective P/R/F, training time, parse speed. A NAME given
     several times (runs with different seeds) gets one row: the mean of its
-    runs, with the standard deviation of UAS and LAS."""
+    runs, with the standard deviation of UAS and LAS. ``--by-length``: a second
+    table, UAS / LAS over the gold arcs of each length (the roots apart)."""
     runs: Dict[str, List[Dict]] = {}
     for item in models:
         name, _, path = item.partition("=")
@@ -154,7 +170,7 @@ def compare(
              + ("; rows of several runs: mean ± standard deviation over the runs" if several else ""),
              "", header, "|" + "---|" * 11]
     for name, rs in runs.items():
-        r = {k: statistics.mean(x[k] for x in rs) for k in rs[0] if k != "train_seconds"}
+        r = {k: statistics.mean(x[k] for x in rs) for k in rs[0] if k not in ("train_seconds", "by_length")}
         sd = {k: statistics.stdev(x[k] for x in rs) if len(rs) > 1 else None for k in ("UAS", "LAS")}
         times = [x["train_seconds"] for x in rs if x["train_seconds"] is not None]
         train_s = f"{statistics.mean(times):.0f}" if times else "-"
@@ -163,6 +179,8 @@ def compare(
         lines.append(f"| {label} | {uas} | {las} | {r['EM_U']:.2f} | {r['EM_L']:.2f} | "
                      f"{r['NP_P_U']:.1f} | {r['NP_R_U']:.1f} | {r['NP_F_U']:.1f} | {r['NP_F_L']:.1f} | "
                      f"{train_s} | {r['words_per_s']:,.0f} |")
+    if by_length:
+        lines += ["", length_table(runs)]
     table = "\n".join(lines) + "\n"
     if output is not None:
         with atomic_output(output) as f:

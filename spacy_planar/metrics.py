@@ -7,6 +7,10 @@ the arcs that are non-projective in the system tree; an arc counts as right
 when its dependent has the gold head (unlabeled) and also the gold label
 (labeled). Every word is counted, punctuation included. Figures are
 percentages; a ratio with nothing to count is 0.
+
+``Scores.by_length`` breaks UAS and LAS down by the length of the gold arc,
+|head - dependent|, the roots apart (as McDonald & Nivre 2007 break accuracy
+down by dependency length): transition systems differ most on long arcs.
 """
 from __future__ import annotations
 
@@ -18,6 +22,17 @@ import numpy as np
 from .trees import nonprojective_arcs
 
 Tree = Tuple[Sequence[int], Sequence[str]]
+
+# bins of gold arc lengths |head - dependent|; a root's arc has none
+LENGTH_BINS = ("root", "1", "2", "3-6", "7+")
+_LENGTH_EDGES = np.array([2, 3, 7])  # first length of bins 2, 3 and 4
+
+
+def length_bins(heads: Sequence[int]) -> np.ndarray:
+    """The bin (index into ``LENGTH_BINS``) of each word's arc; heads 1-based, 0 = root."""
+    h = np.asarray(heads, dtype=np.int64)
+    length = np.abs(h - np.arange(1, len(h) + 1))
+    return np.where(h == 0, 0, np.searchsorted(_LENGTH_EDGES, length, side="right") + 1)
 
 
 def _pct(num: int, den: int) -> float:
@@ -45,6 +60,8 @@ class Scores:
     np_system_right_u: int = 0
     np_system_right_l: int = 0
     per_label: Dict[str, list] = field(default_factory=dict)
+    # per bin of LENGTH_BINS: [gold arcs, heads right, arcs right]
+    per_length: np.ndarray = field(default_factory=lambda: np.zeros((len(LENGTH_BINS), 3), dtype=np.int64))
 
     def add(self, gold: Tree, system: Tree) -> None:
         gh = np.asarray(gold[0])
@@ -67,6 +84,9 @@ class Scores:
         self.np_gold_right_l += int((g_np & arc_ok).sum())
         self.np_system_right_u += int((s_np & head_ok).sum())
         self.np_system_right_l += int((s_np & arc_ok).sum())
+        bins = length_bins(gh)
+        for col, weights in enumerate((None, head_ok, arc_ok)):
+            self.per_length[:, col] += np.bincount(bins, weights=weights, minlength=len(LENGTH_BINS)).astype(np.int64)
         for label in set(gl.tolist()) | set(sl.tolist()):
             # [right, gold, system] labeled arcs of this type
             c = self.per_label.setdefault(label, [0, 0, 0])
@@ -89,6 +109,11 @@ class Scores:
             "sentences": self.sents, "words": self.words,
             "np_gold_arcs": self.np_gold, "np_system_arcs": self.np_system,
         }
+
+    def by_length(self) -> Dict[str, Dict[str, float]]:
+        """UAS and LAS over the gold arcs of each length bin (``LENGTH_BINS``), and their number."""
+        return {name: {"arcs": int(n), "UAS": _pct(int(u), int(n)), "LAS": _pct(int(l), int(n))}
+                for name, (n, u, l) in zip(LENGTH_BINS, self.per_length)}
 
     def per_type(self) -> Dict[str, Dict[str, float]]:
         """Labeled precision / recall / F per label (as spaCy's dep_las_per_type)."""

@@ -95,10 +95,17 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1"])
     assert r.exit_code == 0 and "| swap |" in r.output
     row = next(line for line in r.output.splitlines() if line.startswith("| swap |"))
-    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", f"swap={out / 'model-last'}", "-r", "1"])
+    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", f"swap={out / 'model-last'}", "-r", "1",
+                            "--by-length"])
     assert r.exit_code == 0, r.output
     runs = next(line for line in r.output.splitlines() if line.startswith("| swap (2 runs) |")).split(" | ")
     assert runs[1] == row.split(" | ")[1] + " ± 0.00" and runs[2] == row.split(" | ")[2] + " ± 0.00"
+    # by length: the gold arcs of each bin add up to the words, the row has a UAS / LAS per bin
+    lengths = [line for line in r.output.splitlines() if line.startswith("| gold arcs |") or line.startswith("| swap |")]
+    n_arcs = [int(c.replace(",", "")) for c in lengths[0].strip("| ").split(" | ")[1:]]
+    assert sum(n_arcs) == sum(1 for line in gold.read_text(encoding="utf-8").split("\n")
+                              if line.split("\t")[0].isdigit())
+    assert len(lengths[1].strip("| ").split(" | ")) == 6
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
                             "-r", "1", "--json"])
     assert r.exit_code == 0, r.output

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 import reference
 from spacy_planar.cli import app
-from spacy_planar.metrics import evaluate
+from spacy_planar.metrics import LENGTH_BINS, Scores, evaluate
 
 runner = CliRunner()
 
@@ -52,8 +52,8 @@ def reference_scores(pairs):
 
 
 @st.composite
-def tree_pairs(draw):
-    gold = draw(labelled_trees(max_words=15))
+def tree_pairs(draw, max_words=15):
+    gold = draw(labelled_trees(max_words=max_words))
     n = len(gold[0])
     system = draw(labelled_trees(min_words=n, max_words=n))
     if draw(st.booleans()):  # often close to the gold tree, as a parser's output
@@ -70,11 +70,41 @@ def test_metrics_equal_reference(pairs):
         assert abs(got[k] - v) < 1e-9, k
 
 
+def reference_by_length(pairs):
+    """UAS / LAS per bin of gold arc length, word by word."""
+    counts = {b: [0, 0, 0] for b in LENGTH_BINS}
+    for (gh, gl), (sh, sl) in pairs:
+        for i, h in enumerate(gh, start=1):
+            d = abs(h - i)
+            b = "root" if h == 0 else "1" if d == 1 else "2" if d == 2 else "3-6" if d <= 6 else "7+"
+            c = counts[b]
+            c[0] += 1
+            c[1] += h == sh[i - 1]
+            c[2] += h == sh[i - 1] and gl[i - 1] == sl[i - 1]
+    return {b: {"arcs": n, "UAS": 100.0 * u / n if n else 0.0, "LAS": 100.0 * l / n if n else 0.0}
+            for b, (n, u, l) in counts.items()}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(tree_pairs(max_words=40), min_size=1, max_size=4))  # long enough for every bin
+def test_by_length_equals_reference(pairs):
+    scores = Scores()
+    for gold, system in pairs:
+        scores.add(gold, system)
+    assert scores.by_length() == reference_by_length(pairs)
+    # the bins tile the words: their arcs add up to all words, their right heads to UAS
+    got = scores.by_length()
+    assert sum(v["arcs"] for v in got.values()) == scores.words
+    assert abs(sum(v["arcs"] * v["UAS"] for v in got.values()) / scores.words - scores.as_dict()["UAS"]) < 1e-9
+
+
 def test_evaluate_cli(tmp_path, got_train):
     res = runner.invoke(app, ["evaluate", str(got_train), str(got_train), "--json"])
     assert res.exit_code == 0, res.output
     scores = json.loads(res.output)
     assert scores["LAS"] == scores["UAS"] == scores["NP_R_L"] == scores["NP_P_U"] == 100.0
+    assert {v["LAS"] for v in scores["by_length"].values()} == {100.0}
+    assert sum(v["arcs"] for v in scores["by_length"].values()) == scores["words"]
     # a system file with different words is refused, saying where
     lines = got_train.read_text(encoding="utf-8").split("\n")
     k = next(i for i, line in enumerate(lines) if line.startswith("3\t"))
