@@ -11,7 +11,7 @@ from wasabi import Printer
 
 from .conllu_io import SkipReport, conllu_to_docbin, docbin_to_conllu, read_conllu, roundtrip_diffs
 from .errors import ConlluError, Errors
-from .metrics import Scores
+from .metrics import LENGTH_BINS, Scores
 from .pseudoproj import ENCODINGS, transform_check
 from .trees import analyse
 
@@ -200,7 +200,9 @@ def evaluate(
     system: Path = typer.Argument(..., help="System CoNLL-U over the same words"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """UAS, LAS, exact match and non-projective arc P/R/F (all words)."""
+    """UAS, LAS, exact match and non-projective arc P/R/F (all words), then
+    UAS / LAS by gold arc length, and over the long arcs (7+) by gold label
+    and side of the head (``--json``: all of them)."""
     scores = Scores()
     try:
         for g, s in paired_trees(gold, system):
@@ -209,12 +211,15 @@ def evaluate(
         fail(str(e))
     res = scores.as_dict()
     if as_json:
-        print(json.dumps({**res, "by_length": scores.by_length()}, indent=2))
+        print(json.dumps({**res, "by_length": scores.by_length(), "long_arcs": scores.long_arcs()}, indent=2))
         return
     msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
               title=f"{system} against {gold}")
     msg.table([(length, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for length, v in scores.by_length().items()],
               header=("arc length", "gold arcs", "UAS", "LAS"), title="By the length of the gold arc")
+    msg.table([(kind, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for kind, v in scores.long_arcs(top=10).items()],
+              header=("gold label, side of the head", "gold arcs", "UAS", "LAS"),
+              title=f"The gold arcs of {LENGTH_BINS[-1]} words, the most frequent kinds")
 
 
 @app.command()

@@ -123,6 +123,7 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
         scores.add((s.heads, s.deprels), ud_tree(doc))
     res = scores.as_dict()
     res["by_length"] = scores.by_length()
+    res["long_arcs"] = scores.long_arcs()
     res["words_per_s"] = sum(len(s) for s in sents) / best
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
@@ -142,19 +143,37 @@ def length_table(runs: Dict[str, List[Dict]]) -> str:
     return "\n".join(lines)
 
 
+def long_arc_table(runs: Dict[str, List[Dict]], top: int = 8) -> str:
+    """UAS over the long gold arcs (7+) of the ``top`` most frequent kinds
+    (gold label, side of the head) of the first NAME's first run, one row per
+    NAME (the mean of its runs)."""
+    kinds = list(next(iter(runs.values()))[0]["long_arcs"].items())[:top]
+    lines = [f"UAS over the gold arcs of {LENGTH_BINS[-1]} words, by gold label and side of the head "
+             "(the most frequent kinds):", "",
+             "| system | " + " | ".join(k for k, _ in kinds) + " |", "|" + "---|" * (len(kinds) + 1),
+             "| gold arcs | " + " | ".join(f"{v['arcs']:,}" for _, v in kinds) + " |"]
+    for name, rs in runs.items():
+        cells = [f"{statistics.mean(x['long_arcs'].get(k, {'UAS': 0.0})['UAS'] for x in rs):.1f}" for k, _ in kinds]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 @app.command()
 def compare(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U (the test split)"),
     models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the markdown table here"),
     repeats: int = typer.Option(3, "--repeats", "-r", help="Parse repeats (speed: best)"),
-    by_length: bool = typer.Option(False, "--by-length", help="Also a table of UAS / LAS by gold arc length"),
+    by_length: bool = typer.Option(False, "--by-length", help="Also tables of UAS / LAS by gold arc length, "
+                                   "and of UAS over the long arcs by gold label"),
 ) -> None:
     """A markdown table of trained pipelines on one treebank: UAS, LAS, exact
     match, non-projective P/R/F, training time, parse speed. A NAME given
     several times (runs with different seeds) gets one row: the mean of its
     runs, with the standard deviation of UAS and LAS. ``--by-length``: a second
-    table, UAS / LAS over the gold arcs of each length (the roots apart)."""
+    table, UAS / LAS over the gold arcs of each length (the roots apart), and
+    a third, UAS over the long arcs (7+) of the most frequent kinds (gold label
+    and side of the head)."""
     runs: Dict[str, List[Dict]] = {}
     for item in models:
         name, _, path = item.partition("=")
@@ -170,7 +189,7 @@ def compare(
              + ("; rows of several runs: mean ± standard deviation over the runs" if several else ""),
              "", header, "|" + "---|" * 11]
     for name, rs in runs.items():
-        r = {k: statistics.mean(x[k] for x in rs) for k in rs[0] if k not in ("train_seconds", "by_length")}
+        r = {k: statistics.mean(x[k] for x in rs) for k in rs[0] if k not in ("train_seconds", "by_length", "long_arcs")}
         sd = {k: statistics.stdev(x[k] for x in rs) if len(rs) > 1 else None for k in ("UAS", "LAS")}
         times = [x["train_seconds"] for x in rs if x["train_seconds"] is not None]
         train_s = f"{statistics.mean(times):.0f}" if times else "-"
@@ -180,7 +199,7 @@ def compare(
                      f"{r['NP_P_U']:.1f} | {r['NP_R_U']:.1f} | {r['NP_F_U']:.1f} | {r['NP_F_L']:.1f} | "
                      f"{train_s} | {r['words_per_s']:,.0f} |")
     if by_length:
-        lines += ["", length_table(runs)]
+        lines += ["", length_table(runs), "", long_arc_table(runs)]
     table = "\n".join(lines) + "\n"
     if output is not None:
         with atomic_output(output) as f:

@@ -11,6 +11,9 @@ percentages; a ratio with nothing to count is 0.
 ``Scores.by_length`` breaks UAS and LAS down by the length of the gold arc,
 |head - dependent|, the roots apart (as McDonald & Nivre 2007 break accuracy
 down by dependency length): transition systems differ most on long arcs.
+``Scores.long_arcs`` breaks the longest bin (7+) down further, by gold label
+and by the side the head is on, to tell which constructions make up a
+difference there (for example sentence-final punctuation, head far left).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ Tree = Tuple[Sequence[int], Sequence[str]]
 # bins of gold arc lengths |head - dependent|; a root's arc has none
 LENGTH_BINS = ("root", "1", "2", "3-6", "7+")
 _LENGTH_EDGES = np.array([2, 3, 7])  # first length of bins 2, 3 and 4
+LONG = len(LENGTH_BINS) - 1  # the bin of the long arcs (7+), which ``long_arcs`` breaks down
 
 
 def length_bins(heads: Sequence[int]) -> np.ndarray:
@@ -62,6 +66,8 @@ class Scores:
     per_label: Dict[str, list] = field(default_factory=dict)
     # per bin of LENGTH_BINS: [gold arcs, heads right, arcs right]
     per_length: np.ndarray = field(default_factory=lambda: np.zeros((len(LENGTH_BINS), 3), dtype=np.int64))
+    # per (gold label, "head left" / "head right") over the long gold arcs: [arcs, heads right, arcs right]
+    per_long: Dict[Tuple[str, str], list] = field(default_factory=dict)
 
     def add(self, gold: Tree, system: Tree) -> None:
         gh = np.asarray(gold[0])
@@ -87,6 +93,11 @@ class Scores:
         bins = length_bins(gh)
         for col, weights in enumerate((None, head_ok, arc_ok)):
             self.per_length[:, col] += np.bincount(bins, weights=weights, minlength=len(LENGTH_BINS)).astype(np.int64)
+        for d in np.flatnonzero(bins == LONG).tolist():
+            c = self.per_long.setdefault((gl[d], "head left" if gh[d] <= d else "head right"), [0, 0, 0])
+            c[0] += 1
+            c[1] += int(head_ok[d])
+            c[2] += int(arc_ok[d])
         for label in set(gl.tolist()) | set(sl.tolist()):
             # [right, gold, system] labeled arcs of this type
             c = self.per_label.setdefault(label, [0, 0, 0])
@@ -114,6 +125,14 @@ class Scores:
         """UAS and LAS over the gold arcs of each length bin (``LENGTH_BINS``), and their number."""
         return {name: {"arcs": int(n), "UAS": _pct(int(u), int(n)), "LAS": _pct(int(l), int(n))}
                 for name, (n, u, l) in zip(LENGTH_BINS, self.per_length)}
+
+    def long_arcs(self, top: int = 0) -> Dict[str, Dict[str, float]]:
+        """UAS and LAS over the long gold arcs (the bin 7+) of each gold label
+        and side of the head ("obl, head left": the head precedes its
+        dependent), the most frequent first; ``top``: only that many (0: all)."""
+        items = sorted(self.per_long.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        return {f"{label}, {side}": {"arcs": n, "UAS": _pct(u, n), "LAS": _pct(l, n)}
+                for (label, side), (n, u, l) in items[:top or None]}
 
     def per_type(self) -> Dict[str, Dict[str, float]]:
         """Labeled precision / recall / F per label (as spaCy's dep_las_per_type)."""

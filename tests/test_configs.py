@@ -106,6 +106,9 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     assert sum(n_arcs) == sum(1 for line in gold.read_text(encoding="utf-8").split("\n")
                               if line.split("\t")[0].isdigit())
     assert len(lengths[1].strip("| ").split(" | ")) == 6
+    # then the long arcs' most frequent kinds: at most 8, within the 7+ bin, a UAS for each
+    kinds, row = (line.strip("| ").split(" | ")[1:] for line in lengths[2:4])
+    assert 0 < len(kinds) == len(row) <= 8 and sum(int(c.replace(",", "")) for c in kinds) <= n_arcs[-1]
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
                             "-r", "1", "--json"])
     assert r.exit_code == 0, r.output

@@ -98,6 +98,40 @@ def test_by_length_equals_reference(pairs):
     assert abs(sum(v["arcs"] * v["UAS"] for v in got.values()) / scores.words - scores.as_dict()["UAS"]) < 1e-9
 
 
+def reference_long_arcs(pairs):
+    """UAS / LAS over the gold arcs of 7+ words per (label, side of the head), word by word."""
+    counts = {}
+    for (gh, gl), (sh, sl) in pairs:
+        for i, h in enumerate(gh, start=1):
+            if h == 0 or abs(h - i) < 7:
+                continue
+            c = counts.setdefault(f"{gl[i - 1]}, head {'left' if h < i else 'right'}", [0, 0, 0])
+            c[0] += 1
+            c[1] += h == sh[i - 1]
+            c[2] += h == sh[i - 1] and gl[i - 1] == sl[i - 1]
+    return {k: {"arcs": n, "UAS": 100.0 * u / n, "LAS": 100.0 * l / n} for k, (n, u, l) in counts.items()}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(tree_pairs(max_words=40), min_size=1, max_size=4))
+def test_long_arcs_equal_reference(pairs):
+    """``long_arcs`` breaks the 7+ bin down by gold label and side of the
+    head: word by word as the reference, most frequent first, and its kinds
+    add up to the bin."""
+    scores = Scores()
+    for gold, system in pairs:
+        scores.add(gold, system)
+    got = scores.long_arcs()
+    assert got == reference_long_arcs(pairs)
+    counts = [v["arcs"] for v in got.values()]
+    assert counts == sorted(counts, reverse=True)
+    long = scores.by_length()["7+"]
+    assert sum(counts) == long["arcs"]
+    if long["arcs"]:
+        assert abs(sum(v["arcs"] * v["LAS"] for v in got.values()) / long["arcs"] - long["LAS"]) < 1e-9
+    assert list(scores.long_arcs(top=2)) == list(got)[:2]
+
+
 def test_evaluate_cli(tmp_path, got_train):
     res = runner.invoke(app, ["evaluate", str(got_train), str(got_train), "--json"])
     assert res.exit_code == 0, res.output
@@ -105,6 +139,8 @@ def test_evaluate_cli(tmp_path, got_train):
     assert scores["LAS"] == scores["UAS"] == scores["NP_R_L"] == scores["NP_P_U"] == 100.0
     assert {v["LAS"] for v in scores["by_length"].values()} == {100.0}
     assert sum(v["arcs"] for v in scores["by_length"].values()) == scores["words"]
+    assert sum(v["arcs"] for v in scores["long_arcs"].values()) == scores["by_length"]["7+"]["arcs"] > 0
+    assert {v["UAS"] for v in scores["long_arcs"].values()} == {100.0}
     # a system file with different words is refused, saying where
     lines = got_train.read_text(encoding="utf-8").split("\n")
     k = next(i for i, line in enumerate(lines) if line.startswith("3\t"))
