@@ -138,6 +138,10 @@ class PlanarParser(TrainablePipe):
         self._cache: Dict[int, List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._projective: Dict[Tuple[int, ...], bool] = {}
         self.skipped: Counter = Counter()
+        # called after each parse step as observer(system, states, the actions just
+        # applied (-1: none), token offsets naming the units), for diagnostics
+        # (``spacy-planar stacks``); None in normal use
+        self.observer: Optional[Callable] = None
 
     # --- the transition system and labels ---------------------------------------
     @property
@@ -444,6 +448,8 @@ class PlanarParser(TrainablePipe):
                                             done.view(np.uint8))
             dead |= (actions < 0) & ~done  # never expected: a system always has a valid move
             system.apply(st, actions)
+            if self.observer is not None:
+                self.observer(system, st, np.where(done, -1, actions), offsets)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (the units of a Doc tile it),

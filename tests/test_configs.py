@@ -109,6 +109,17 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     # then the long arcs' most frequent kinds: at most 8, within the 7+ bin, a UAS for each
     kinds, row = (line.strip("| ").split(" | ")[1:] for line in lengths[2:4])
     assert 0 < len(kinds) == len(row) <= 8 and sum(int(c.replace(",", "")) for c in kinds) <= n_arcs[-1]
+    # stacks: the stack when each sentence's buffer first empties (swap: the root and the last word at least)
+    r = runner.invoke(app, ["stacks", str(out / "model-last"), str(gold), "--json"])
+    assert r.exit_code == 0, r.output
+    ends = json.loads(r.output)
+    assert ends["sentences"] == sum(ends["stack_sizes"].values()) == 21 and ends["mean_stack"] >= 2
+    assert "0" not in ends["stack_sizes"] and "1" not in ends["stack_sizes"]
+    assert sum(ends["moves_after"].values()) >= 21  # at least one move each: the last arc
+    import spacy
+    spacy.blank("xx").to_disk(tmp_path / "blank")
+    r = runner.invoke(app, ["stacks", str(tmp_path / "blank"), str(gold)])
+    assert r.exit_code != 0 and "no planar_parser" in r.output
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
                             "-r", "1", "--json"])
     assert r.exit_code == 0, r.output
