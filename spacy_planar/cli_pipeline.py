@@ -95,16 +95,17 @@ class EndOfBuffer:
     the tree constraint)."""
 
     def __init__(self):
+        from .systems.state import MOVE_NAMES
+
+        self.move_names = MOVE_NAMES
         self.first: Dict[int, int] = {}  # unit (token offset) -> stack size
         self.moves: Dict[str, int] = {}
 
     def __call__(self, system, st, actions, offsets) -> None:
-        from .systems.state import MOVE_NAMES
-
         for r in np.flatnonzero(actions >= 0).tolist():
             unit = int(offsets[r])
             if unit in self.first:
-                move = MOVE_NAMES[int(system.table.move_of[actions[r]])]
+                move = self.move_names[int(system.table.move_of[actions[r]])]
                 self.moves[move] = self.moves.get(move, 0) + 1
             elif st.bp[r] == 0:
                 self.first[unit] = int(st.sp[r, st.active[r]])
@@ -221,7 +222,7 @@ def long_arc_table(runs: Dict[str, List[Dict]], top: int = 8) -> str:
              "| system | " + " | ".join(k for k, _ in kinds) + " |", "|" + "---|" * (len(kinds) + 1),
              "| gold arcs | " + " | ".join(f"{v['arcs']:,}" for _, v in kinds) + " |"]
     for name, rs in runs.items():
-        cells = [f"{statistics.mean(x['long_arcs'].get(k, {'UAS': 0.0})['UAS'] for x in rs):.1f}" for k, _ in kinds]
+        cells = [f"{statistics.mean(x['long_arcs'][k]['UAS'] for x in rs):.1f}" for k, _ in kinds]  # one gold: same kinds
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -257,7 +258,8 @@ def compare(
              + ("; rows of several runs: mean ± standard deviation over the runs" if several else ""),
              "", header, "|" + "---|" * 11]
     for name, rs in runs.items():
-        r = {k: statistics.mean(x[k] for x in rs) for k in rs[0] if k not in ("train_seconds", "by_length", "long_arcs")}
+        r = {k: statistics.mean(x[k] for x in rs) for k, v in rs[0].items()
+             if k != "train_seconds" and not isinstance(v, dict)}  # the breakdowns have tables of their own
         sd = {k: statistics.stdev(x[k] for x in rs) if len(rs) > 1 else None for k in ("UAS", "LAS")}
         times = [x["train_seconds"] for x in rs if x["train_seconds"] is not None]
         train_s = f"{statistics.mean(times):.0f}" if times else "-"
