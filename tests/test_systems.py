@@ -351,6 +351,32 @@ def test_cheapest_moves_derive_the_gold_tree(name):
     assert sum(out[i] == (list(trees[i][0]), list(trees[i][1])) for i in covered) == len(covered)
 
 
+@pytest.mark.parametrize("heads", [[0, 1, 1, 1], [0, 1, 1, 2, 1]])
+def test_swap_sinks_a_complete_word_to_its_head_down_the_stack(heads):
+    """Swap's costs carry a word that has all its dependents down the stack
+    to its gold head by SWAPs, rather than SHIFT more words onto it (the
+    sentence-final mark under the root word, ``Swap._sink``). "V x y ." with
+    x, y and the mark under V: after SHIFT V x y (x not attached first: an
+    error), y has its dependents and V is below x. The same in "V x y . z"
+    with z under x, non-projective, where the state is on the static
+    oracle's path. From there the cheapest moves still give the gold tree."""
+    from spacy_planar.systems.state import SHIFT, SWAP, Gold
+    labels = ["root"] + ["dep"] * (len(heads) - 1)
+    system = system_for_trees("swap", [(heads, labels)])
+    st = system.init_states([len(heads)])
+    gold = Gold.from_trees([system.label_tree((heads, labels))], st.T)
+    system.prepare_batch(st, gold)
+    shift = system.table.action(np.array([SHIFT]), np.array([-1]))
+    for _ in range(3):
+        system.apply(st, shift)
+    cost, _ = system.costs(st, gold)
+    assert (cost[0, SWAP], cost[0, SHIFT]) == (0, 0.5)
+    while not system.is_final(st).all():
+        _, cheapest = system.cheapest_actions(st, gold)
+        system.apply(st, cheapest.argmax(axis=1))
+    assert system.output_trees(st) == [(heads, labels)]
+
+
 def test_two_planar_exploration_targets_are_the_static_oracle_where_it_is_cheapest():
     """Training with exploration follows and learns ``exploration_targets``:
     on the static oracle's own path they are its action alone, though a
