@@ -72,6 +72,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
         "extra_root_label": "dep",
         "exploration": 0.0,
         "exploration_nonprojective": None,
+        "exploration_keep_order": False,
         "scorer": DEFAULT_MODEL["scorer"],
     },
     default_score_weights={
@@ -81,7 +82,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
 )
 def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: SystemSpec, single_root: bool,
                        root_label: Optional[str], extra_root_label: str, exploration: float,
-                       exploration_nonprojective: Optional[float], scorer: Optional[Callable]):
+                       exploration_nonprojective: Optional[float], exploration_keep_order: bool,
+                       scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
 
@@ -105,10 +107,17 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         static, 19.5 exploring half the time); at 0 here those sentences
         are trained on the static oracle's cached transitions, as all are
         with ``exploration`` 0 (configs/two_planar.cfg).
+    exploration_keep_order: while exploring, take the moves that reorder
+        the words (swap's SWAP where the static oracle's order asks for one
+        and it costs nothing) from the oracle rather than from the model, so
+        that non-projective sentences are still sorted as the oracle sorts
+        them while the other moves explore (configs/swap.cfg). No effect on
+        the systems that do not reorder (arc-eager, planar, 2-planar).
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
-                        exploration_nonprojective=exploration_nonprojective, scorer=scorer)
+                        exploration_nonprojective=exploration_nonprojective,
+                        exploration_keep_order=exploration_keep_order, scorer=scorer)
 
 
 Unit = Tuple[int, int, int]  # (doc index, start, end)
@@ -120,7 +129,7 @@ class PlanarParser(TrainablePipe):
     def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: SystemSpec,
                  single_root: bool = False, root_label: Optional[str] = None, extra_root_label: str = "dep",
                  exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
-                 scorer: Optional[Callable] = planar_parser_score):
+                 exploration_keep_order: bool = False, scorer: Optional[Callable] = planar_parser_score):
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -132,6 +141,7 @@ class PlanarParser(TrainablePipe):
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
+                    "exploration_keep_order": bool(exploration_keep_order),
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
@@ -373,7 +383,8 @@ class PlanarParser(TrainablePipe):
         gold = Gold.from_trees(trees, st.T)
         system.prepare_batch(st, gold)
         score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
-        return exploration_run(system, st, gold, score, np.asarray(follow), np.asarray(offsets, dtype=INT))
+        return exploration_run(system, st, gold, score, np.asarray(follow), np.asarray(offsets, dtype=INT),
+                               keep_order=self.cfg["exploration_keep_order"])
 
     def _is_projective(self, heads: Sequence[int]) -> bool:
         """``trees.is_projective``, remembered per gold tree across epochs."""
@@ -548,7 +559,8 @@ class PlanarParser(TrainablePipe):
 
     # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
     # overrides them); the rest of cfg (labels, system) is what was learned
-    OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective")
+    OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
+               "exploration_keep_order")
 
     def _load_cfg(self, cfg: dict) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})

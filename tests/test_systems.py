@@ -500,6 +500,53 @@ def test_exploration_run_per_row_probabilities(name, kw):
         assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("keep_order", [True, False])
+def test_exploration_keep_order_takes_the_oracles_swaps(keep_order):
+    """``keep_order`` (the component's ``exploration_keep_order``): a swap
+    parse that always follows a model (exploration 1) which makes the static
+    oracle's moves but never SWAP takes SWAP anyway wherever the oracle's
+    order asks for it, and so ends in every gold tree; without it the
+    model's choice is followed, no word is swapped, and the trees that need
+    a SWAP come out wrong."""
+    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.systems.state import SWAP
+    trees, system, _, offsets, fresh = exploration_setup("swap", {"oracle": "lazy"}, every=10, seed=4)
+    is_swap = system.table.move_of == SWAP
+    st, gold = fresh()
+
+    def never_swaps(f, l):  # compact_below=0 below: ``st`` stays the batch's states
+        actions = system.table.action(*system.oracle(st, gold))
+        scores = np.zeros((st.B, len(system.table)))
+        scores[st.rows, actions] = 1.0
+        scores[:, is_swap] = -1.0
+        return scores
+
+    counts = {"asked": 0, "swapped": 0, "other_swaps": 0}
+    apply = system.apply
+
+    def recording_apply(states, actions):
+        _, targets = system.exploration_targets(states, gold)
+        live = (actions >= 0) & ~system.is_final(states)
+        asked = system.reordering_rows(states, gold, targets) & live
+        swapped = is_swap[np.maximum(actions, 0)] & live
+        counts["asked"] += int(asked.sum())
+        counts["swapped"] += int((asked & swapped).sum())
+        counts["other_swaps"] += int((swapped & ~asked).sum())
+        apply(states, actions)
+
+    system.apply = recording_apply
+    np.random.seed(6)
+    exploration_run(system, st, gold, never_swaps, 1.0, offsets, compact_below=0.0, keep_order=keep_order)
+    assert counts["asked"] > 20 and counts["other_swaps"] == 0
+    assert counts["swapped"] == (counts["asked"] if keep_order else 0)
+    labelled = [system.label_tree(system.prepare_tree(*t)) for t in trees]
+    right = [t == (list(g[0]), list(g[1])) for t, g in zip(st.trees(system.root_id), labelled)]
+    projective = [is_projective(h) for h, _ in trees]
+    assert all(r for r, p in zip(right, projective) if p)
+    wrong_np = sum(not r for r, p in zip(right, projective) if not p)
+    assert wrong_np == 0 if keep_order else wrong_np > 20
+
+
 def test_two_planar_exploring_at_zero_is_static_training():
     """The component trains units whose probability of exploring is 0 on the
     static oracle's cached transitions (in ``oracle_targets``' form) instead

@@ -103,6 +103,13 @@ class TransitionSystem:
         (``cheapest_actions``); see ``TwoPlanar`` for a narrower choice."""
         return self.cheapest_actions(st, gold)
 
+    def reordering_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
+        """[B] the rows whose targets (``exploration_targets``) include a move
+        of the static oracle's reordering of the words, which training with
+        exploration then takes from the oracle (the component's
+        ``exploration_keep_order``). None by default; see ``Swap``."""
+        return np.zeros(st.B, dtype=bool)
+
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
         """The tree the oracle derives from a gold tree (identity by default;
         arc-eager projectivizes, planar drops the links that do not fit)."""
@@ -245,13 +252,15 @@ def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.
 
 
 def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Callable,
-                    exploration, offsets: np.ndarray, compact_below: float = 0.75
+                    exploration, offsets: np.ndarray, compact_below: float = 0.75, keep_order: bool = False
                     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Parse a batch for training with exploration (Goldberg & Nivre 2012's
     error exploration): at each step every live state records its features and
     its targets (``exploration_targets``), then follows the model's best
     valid action with probability ``exploration`` (one for all rows, or an
-    array of one per row), else its best-scored target.
+    array of one per row), else its best-scored target; with ``keep_order``,
+    always its best-scored target in the rows where a target reorders the
+    words as the static oracle does (``reordering_rows``: swap's SWAP).
     ``score(features, label features)`` -> [rows, n_actions] scores.
 
     Returns (feature tokens, label features, targets, valid actions) of
@@ -281,6 +290,8 @@ def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Cal
         predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
         best_target = np.where(target, scores, -np.inf).argmax(axis=1)
         follow = (np.random.random(B0) < exploration)[rows]
+        if keep_order:
+            follow &= ~system.reordering_rows(st, gold, target)
         system.apply(st, np.where(live, np.where(follow, predicted, best_target), -1))
     return np.concatenate(ids), np.concatenate(labs), np.concatenate(targets), np.concatenate(valids)
 

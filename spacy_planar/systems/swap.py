@@ -160,6 +160,19 @@ class Swap(TransitionSystem):
         return ((s1 >= 1) & (s1 < s0) & alive[rows, s0c] & (children[rows, s0c] == 0)
                 & (head != s1) & on_stack[rows, head])
 
+    def reordering_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
+        """Where τ swaps (``_swap``: s0 <_G s1, lazily only between maximal
+        projective components, section 3.2) and SWAP is a target: training
+        with exploration and ``exploration_keep_order`` follows the targets
+        there (SWAP, or an arc that costs nothing either) rather than the
+        model's prediction, so that the sentences with a
+        non-projective gold tree keep being sorted into their projective
+        order, while every other move explores. Exploring SWAP as well, the
+        model meets few states where a SWAP is still due, and makes few
+        (Gothic, five seeds: recall of non-projective arcs 24.2 with the
+        order kept against 19.1, LAS 69.03 against 69.05)."""
+        return self._swap(st, gold) & targets[:, self.table.move_of == SWAP].any(axis=1)
+
     def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
         s0, s1, left, right, labels = self._arcs(st, gold)
         moves = np.select([left, right, self._swap(st, gold)], [LEFT, RIGHT, SWAP], SHIFT)
