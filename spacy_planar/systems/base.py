@@ -107,7 +107,7 @@ class TransitionSystem:
         """[B] the rows whose targets (``exploration_targets``) include a move
         of the static oracle's reordering of the words, which training with
         exploration then takes from the oracle (the component's
-        ``exploration_keep_order``). None by default; see ``Swap``."""
+        ``exploration_keep_order``). No row by default; see ``Swap``."""
         return np.zeros(st.B, dtype=bool)
 
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
