@@ -107,12 +107,12 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         static, 19.5 exploring half the time); at 0 here those sentences
         are trained on the static oracle's cached transitions, as all are
         with ``exploration`` 0 (configs/two_planar.cfg).
-    exploration_keep_order: while exploring, take the moves that reorder
-        the words (swap's SWAP where the static oracle's order asks for one
-        and it costs nothing) from the oracle rather than from the model, so
-        that non-projective sentences are still sorted as the oracle sorts
-        them while the other moves explore (configs/swap.cfg). No effect on
-        the systems that do not reorder (arc-eager, planar, 2-planar).
+    exploration_keep_order: while exploring, take from the static oracle,
+        rather than from the model, the moves by which it builds a
+        sentence's non-projective structure, where they cost nothing: swap's
+        SWAPs (its order of the words; configs/swap.cfg) and 2-planar's
+        SWITCHes and arcs of crossing links (its planes). Every other move
+        explores. No effect on arc-eager and planar.
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,

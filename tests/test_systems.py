@@ -527,7 +527,7 @@ def test_exploration_keep_order_takes_the_oracles_swaps(keep_order):
     def recording_apply(states, actions):
         _, targets = system.exploration_targets(states, gold)
         live = (actions >= 0) & ~system.is_final(states)
-        asked = system.reordering_rows(states, gold, targets) & live
+        asked = system.kept_rows(states, gold, targets) & live
         swapped = is_swap[np.maximum(actions, 0)] & live
         counts["asked"] += int(asked.sum())
         counts["swapped"] += int((asked & swapped).sum())
@@ -545,6 +545,59 @@ def test_exploration_keep_order_takes_the_oracles_swaps(keep_order):
     assert all(r for r, p in zip(right, projective) if p)
     wrong_np = sum(not r for r, p in zip(right, projective) if not p)
     assert wrong_np == 0 if keep_order else wrong_np > 20
+
+
+@pytest.mark.parametrize("keep_order", [True, False])
+def test_exploration_keep_order_takes_two_planars_planes(keep_order):
+    """2-planar's ``kept_rows`` (``exploration_keep_order``): a parse
+    that always follows a model (exploration 1) making the static oracle's
+    moves but never SWITCH takes SWITCH anyway wherever the oracle switches,
+    and so builds every 2-planar gold tree; without it no SWITCH is made and
+    the trees whose crossing links need the second plane come out wrong.
+    The kept rows are the oracle's SWITCHes and the arcs of crossing links,
+    never a link that crosses nothing."""
+    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.systems.state import LEFT, RIGHT, SWITCH
+    from spacy_planar.trees import crossings
+    trees, system, _, offsets, fresh = exploration_setup("2-planar", {}, every=5, seed=4)
+    move_of = system.table.move_of
+    st, gold = fresh()
+
+    def never_switches(f, l):  # compact_below=0 below: ``st`` stays the batch's states
+        actions = system.table.action(*system.oracle(st, gold))
+        scores = np.zeros((st.B, len(system.table)))
+        scores[st.rows, actions] = 1.0
+        scores[:, move_of == SWITCH] = -1.0
+        return scores
+
+    counts = {"kept": 0, "switches": 0, "uncrossed_arcs": 0}
+    apply = system.apply
+
+    def recording_apply(states, actions):
+        _, targets = system.exploration_targets(states, gold)
+        live = (actions >= 0) & ~system.is_final(states)
+        kept = system.kept_rows(states, gold, targets) & live
+        move = move_of[np.maximum(actions, 0)]
+        dep = np.where(move == LEFT, np.maximum(states.s(0), 0), np.maximum(states.b(0), 0))
+        arc = (move == LEFT) | (move == RIGHT)
+        counts["kept"] += int(kept.sum())
+        counts["switches"] += int((live & (move == SWITCH)).sum())
+        counts["uncrossed_arcs"] += int((kept & arc & ~gold.crossed[states.rows, dep]).sum())
+        apply(states, actions)
+
+    system.apply = recording_apply
+    np.random.seed(6)
+    exploration_run(system, st, gold, never_switches, 1.0, offsets, compact_below=0.0, keep_order=keep_order)
+    assert counts["kept"] > 50 and counts["uncrossed_arcs"] == 0
+    assert (counts["switches"] > 20) if keep_order else counts["switches"] == 0
+    labelled = [system.label_tree(system.prepare_tree(*t)) for t in trees]
+    right = [t == (list(g[0]), list(g[1])) for t, g in zip(st.trees(system.root_id), labelled)]
+    crossed = [bool(crossings(h)[1].any()) for h, _ in trees]
+    covered = [system.covers(*t) for t in trees]
+    assert sum(crossed) > 50
+    assert all(r for r, c in zip(right, crossed) if not c)
+    wrong = sum(not r for r, c, k in zip(right, crossed, covered) if c and k)
+    assert wrong == 0 if keep_order else wrong > 20
 
 
 def test_two_planar_exploring_at_zero_is_static_training():

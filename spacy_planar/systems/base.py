@@ -103,11 +103,13 @@ class TransitionSystem:
         (``cheapest_actions``); see ``TwoPlanar`` for a narrower choice."""
         return self.cheapest_actions(st, gold)
 
-    def reordering_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
+    def kept_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
         """[B] the rows whose targets (``exploration_targets``) include a move
-        of the static oracle's reordering of the words, which training with
-        exploration then takes from the oracle (the component's
-        ``exploration_keep_order``). No row by default; see ``Swap``."""
+        by which the static oracle builds the non-projective structure (swap:
+        its reordering of the words; 2-planar: its planes), which training
+        with exploration then takes from the oracle rather than from the
+        model (the component's ``exploration_keep_order``). No row by
+        default; see ``Swap`` and ``TwoPlanar``."""
         return np.zeros(st.B, dtype=bool)
 
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
@@ -259,8 +261,9 @@ def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Cal
     its targets (``exploration_targets``), then follows the model's best
     valid action with probability ``exploration`` (one for all rows, or an
     array of one per row), else its best-scored target; with ``keep_order``,
-    always its best-scored target in the rows where a target reorders the
-    words as the static oracle does (``reordering_rows``: swap's SWAP).
+    always its best-scored target in the rows where a target builds the
+    non-projective structure as the static oracle does (``kept_rows``:
+    swap's SWAP, 2-planar's SWITCH and crossing links).
     ``score(features, label features)`` -> [rows, n_actions] scores.
 
     Returns (feature tokens, label features, targets, valid actions) of
@@ -291,7 +294,7 @@ def exploration_run(system: TransitionSystem, st: States, gold: Gold, score: Cal
         best_target = np.where(target, scores, -np.inf).argmax(axis=1)
         follow = (np.random.random(B0) < exploration)[rows]
         if keep_order:
-            follow &= ~system.reordering_rows(st, gold, target)
+            follow &= ~system.kept_rows(st, gold, target)
         system.apply(st, np.where(live, np.where(follow, predicted, best_target), -1))
     return np.concatenate(ids), np.concatenate(labs), np.concatenate(targets), np.concatenate(valids)
 

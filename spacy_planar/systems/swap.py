@@ -132,7 +132,7 @@ class Swap(TransitionSystem):
     def _swap(self, st: States, gold: Gold) -> np.ndarray:
         """Where the oracle swaps: j <_G i (and, lazily, MPC(j) ≠ MPC(k) or β empty).
         Memoised with the states (an exploring step asks twice: ``costs`` and
-        ``reordering_rows``)."""
+        ``kept_rows``)."""
         key = ("swap", id(gold))
         if key not in st._memo:
             s0, s1 = st.s(0), st.s(1)
@@ -165,7 +165,7 @@ class Swap(TransitionSystem):
         return ((s1 >= 1) & (s1 < s0) & alive[rows, s0c] & (children[rows, s0c] == 0)
                 & (head != s1) & on_stack[rows, head])
 
-    def reordering_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
+    def kept_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
         """Where τ swaps (``_swap``: s0 <_G s1, lazily only between maximal
         projective components, section 3.2) and SWAP is a target: training
         with exploration and ``exploration_keep_order`` follows the targets

@@ -126,11 +126,33 @@ class TwoPlanar(Planar):
         (``oracle`` assigns the planes of a crossing component when it first
         reaches it, also in such states.)"""
         valid, cheapest = self.cheapest_actions(st, gold)
-        static = self.table.action(*self.oracle(st, gold))
+        static = self._static_action(st, gold)
         canonical = cheapest[st.rows, static]
         targets = np.zeros_like(cheapest)
         targets[st.rows, static] = True
         return valid, np.where(canonical[:, None], targets, cheapest)
+
+    def _static_action(self, st: States, gold: Gold) -> np.ndarray:
+        """The static oracle's action in each state, memoised with the states
+        (an exploring step asks twice: ``exploration_targets`` and
+        ``kept_rows``)."""
+        key = ("static", id(gold))
+        if key not in st._memo:
+            st._memo[key] = self.table.action(*self.oracle(st, gold))
+        return st._memo[key]
+
+    def kept_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
+        """Where the static oracle's action is a target (it costs nothing)
+        and puts a link on its plane: SWITCH, or the arc of a link that
+        crosses another (section 5.2's plane assignment). Training with
+        exploration and ``exploration_keep_order`` follows the targets there
+        (the oracle's action) rather than the model's prediction, as swap
+        keeps its oracle's SWAPs; every other move explores."""
+        static = self._static_action(st, gold)
+        move = self.table.move_of[static]
+        dep = np.where(move == LEFT, np.maximum(st.s(0), 0), np.maximum(st.b(0), 0))
+        crossing_arc = ((move == LEFT) | (move == RIGHT)) & gold.crossed[st.rows, dep]
+        return targets[st.rows, static] & ((move == SWITCH) | crossing_arc)
 
     def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
         active = st.active
