@@ -500,6 +500,40 @@ def test_exploration_run_per_row_probabilities(name, kw):
         assert np.array_equal(a, b)
 
 
+def run_without(name, kw, every, move, keep_order, record):
+    """Gothic trees parsed by ``exploration_run`` (exploration 1, ``keep_order``)
+    following a stand-in model that scores the static oracle's action highest
+    in every state but ``move`` lowest, so that following it never makes that
+    move. Before each step ``record(states, gold, kept, live, moves)`` sees
+    the rows ``kept_rows`` keeps and the moves made. Returns the trees, the
+    system and whether each tree ends in its gold tree as the system prepares it."""
+    from spacy_planar.systems.base import exploration_run
+    trees, system, _, offsets, fresh = exploration_setup(name, kw, every=every, seed=4)
+    move_of = system.table.move_of
+    st, gold = fresh()
+
+    def model(f, l):  # compact_below=0 below: ``st`` stays the batch's states
+        actions = system.table.action(*system.oracle(st, gold))
+        scores = np.zeros((st.B, len(system.table)))
+        scores[st.rows, actions] = 1.0
+        scores[:, move_of == move] = -1.0
+        return scores
+
+    apply = system.apply
+
+    def recording_apply(states, actions):
+        _, targets = system.exploration_targets(states, gold)
+        live = (actions >= 0) & ~system.is_final(states)
+        record(states, gold, system.kept_rows(states, gold, targets) & live, live, move_of[np.maximum(actions, 0)])
+        apply(states, actions)
+
+    system.apply = recording_apply
+    np.random.seed(6)
+    exploration_run(system, st, gold, model, 1.0, offsets, compact_below=0.0, keep_order=keep_order)
+    labelled = [system.label_tree(system.prepare_tree(*t)) for t in trees]
+    return trees, system, [t == (list(g[0]), list(g[1])) for t, g in zip(st.trees(system.root_id), labelled)]
+
+
 @pytest.mark.parametrize("keep_order", [True, False])
 def test_exploration_keep_order_takes_the_oracles_swaps(keep_order):
     """``keep_order`` (the component's ``exploration_keep_order``): a swap
@@ -508,39 +542,18 @@ def test_exploration_keep_order_takes_the_oracles_swaps(keep_order):
     order asks for it, and so ends in every gold tree; without it the
     model's choice is followed, no word is swapped, and the trees that need
     a SWAP come out wrong."""
-    from spacy_planar.systems.base import exploration_run
     from spacy_planar.systems.state import SWAP
-    trees, system, _, offsets, fresh = exploration_setup("swap", {"oracle": "lazy"}, every=10, seed=4)
-    is_swap = system.table.move_of == SWAP
-    st, gold = fresh()
-
-    def never_swaps(f, l):  # compact_below=0 below: ``st`` stays the batch's states
-        actions = system.table.action(*system.oracle(st, gold))
-        scores = np.zeros((st.B, len(system.table)))
-        scores[st.rows, actions] = 1.0
-        scores[:, is_swap] = -1.0
-        return scores
-
     counts = {"asked": 0, "swapped": 0, "other_swaps": 0}
-    apply = system.apply
 
-    def recording_apply(states, actions):
-        _, targets = system.exploration_targets(states, gold)
-        live = (actions >= 0) & ~system.is_final(states)
-        asked = system.kept_rows(states, gold, targets) & live
-        swapped = is_swap[np.maximum(actions, 0)] & live
+    def record(states, gold, asked, live, moves):
+        swapped = (moves == SWAP) & live
         counts["asked"] += int(asked.sum())
         counts["swapped"] += int((asked & swapped).sum())
         counts["other_swaps"] += int((swapped & ~asked).sum())
-        apply(states, actions)
 
-    system.apply = recording_apply
-    np.random.seed(6)
-    exploration_run(system, st, gold, never_swaps, 1.0, offsets, compact_below=0.0, keep_order=keep_order)
+    trees, _, right = run_without("swap", {"oracle": "lazy"}, 10, SWAP, keep_order, record)
     assert counts["asked"] > 20 and counts["other_swaps"] == 0
     assert counts["swapped"] == (counts["asked"] if keep_order else 0)
-    labelled = [system.label_tree(system.prepare_tree(*t)) for t in trees]
-    right = [t == (list(g[0]), list(g[1])) for t, g in zip(st.trees(system.root_id), labelled)]
     projective = [is_projective(h) for h, _ in trees]
     assert all(r for r, p in zip(right, projective) if p)
     wrong_np = sum(not r for r, p in zip(right, projective) if not p)
@@ -556,42 +569,20 @@ def test_exploration_keep_order_takes_two_planars_planes(keep_order):
     the trees whose crossing links need the second plane come out wrong.
     The kept rows are the oracle's SWITCHes and the arcs of crossing links,
     never a link that crosses nothing."""
-    from spacy_planar.systems.base import exploration_run
     from spacy_planar.systems.state import LEFT, RIGHT, SWITCH
     from spacy_planar.trees import crossings
-    trees, system, _, offsets, fresh = exploration_setup("2-planar", {}, every=5, seed=4)
-    move_of = system.table.move_of
-    st, gold = fresh()
-
-    def never_switches(f, l):  # compact_below=0 below: ``st`` stays the batch's states
-        actions = system.table.action(*system.oracle(st, gold))
-        scores = np.zeros((st.B, len(system.table)))
-        scores[st.rows, actions] = 1.0
-        scores[:, move_of == SWITCH] = -1.0
-        return scores
-
     counts = {"kept": 0, "switches": 0, "uncrossed_arcs": 0}
-    apply = system.apply
 
-    def recording_apply(states, actions):
-        _, targets = system.exploration_targets(states, gold)
-        live = (actions >= 0) & ~system.is_final(states)
-        kept = system.kept_rows(states, gold, targets) & live
-        move = move_of[np.maximum(actions, 0)]
-        dep = np.where(move == LEFT, np.maximum(states.s(0), 0), np.maximum(states.b(0), 0))
-        arc = (move == LEFT) | (move == RIGHT)
+    def record(states, gold, kept, live, moves):
+        dep = np.where(moves == LEFT, np.maximum(states.s(0), 0), np.maximum(states.b(0), 0))
+        arc = (moves == LEFT) | (moves == RIGHT)
         counts["kept"] += int(kept.sum())
-        counts["switches"] += int((live & (move == SWITCH)).sum())
+        counts["switches"] += int((live & (moves == SWITCH)).sum())
         counts["uncrossed_arcs"] += int((kept & arc & ~gold.crossed[states.rows, dep]).sum())
-        apply(states, actions)
 
-    system.apply = recording_apply
-    np.random.seed(6)
-    exploration_run(system, st, gold, never_switches, 1.0, offsets, compact_below=0.0, keep_order=keep_order)
+    trees, system, right = run_without("2-planar", {}, 5, SWITCH, keep_order, record)
     assert counts["kept"] > 50 and counts["uncrossed_arcs"] == 0
     assert (counts["switches"] > 20) if keep_order else counts["switches"] == 0
-    labelled = [system.label_tree(system.prepare_tree(*t)) for t in trees]
-    right = [t == (list(g[0]), list(g[1])) for t, g in zip(st.trees(system.root_id), labelled)]
     crossed = [bool(crossings(h)[1].any()) for h, _ in trees]
     covered = [system.covers(*t) for t in trees]
     assert sum(crossed) > 50
