@@ -139,3 +139,25 @@ def test_spacy_init_labels(small_corpus, tmp_path):
     labels = json.loads((tmp_path / "planar_parser.json").read_text())
     assert "root" in labels and "nsubj" in labels
     assert not any("\u2191" in l or "\u2193" in l for l in labels)  # decorated labels stay inside
+
+
+def test_project_passes_two_planars_settings_as_in_its_config():
+    """project.yml trains 2-planar with its exploration settings as variables
+    (another setting for treebanks with few non-projective trees: README,
+    "Parsers compared"); their defaults must be configs/two_planar.cfg's
+    values, and every 2-planar training of the project must use them."""
+    import srsly
+    from thinc.api import Config
+    root = Path(__file__).resolve().parents[1]
+    project = srsly.read_yaml(root / "project.yml")
+    parser = Config().from_disk(root / "configs" / "two_planar.cfg", interpolate=False)["components"]["planar_parser"]
+    settings = {"two_planar_exploration": parser["exploration"],
+                "two_planar_exploration_nonprojective": parser["exploration_nonprojective"],
+                "two_planar_keep_order": parser.get("exploration_keep_order", False)}
+    assert {name: project["vars"][name] for name in settings} == settings
+    lines = [line for command in project["commands"] for line in command.get("script", [])
+             if "train configs/two_planar.cfg" in line]
+    assert len(lines) == 2  # train and train-full
+    for line in lines:
+        for name in settings:
+            assert f"${{vars.{name}}}" in line
