@@ -72,10 +72,7 @@ class TransitionSystem:
 
     def is_final(self, st: States) -> np.ndarray:
         """``terminal``, memoised until the states change."""
-        key = ("final", 0)
-        if key not in st._memo:
-            st._memo[key] = self.terminal(st)
-        return st._memo[key]
+        return st.memoised(("final", 0), lambda: self.terminal(st))
 
     def costs(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
         """The dynamic oracle: ([B, 6] cost of each move, inf where invalid;

@@ -23,7 +23,7 @@ batch size. The same core serves the oracle, training and parsing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -127,9 +127,15 @@ class States:
         """[B, 8]: s0 s1 s2 (active stack, top first), b0 b1 b2 (buffer,
         front first), i0 i1 (inactive stack); -1 where absent. Memoised until
         the states change (validity, oracle and features share it)."""
-        key = ("pos", 0)
+        return self.memoised(("pos", 0), lambda: _kernels.positions(self.stack, self.sp, self.active,
+                                                                    self.buf, self.bp))
+
+    def memoised(self, key: Tuple[str, int], compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """``compute()``, remembered under ``key`` until the states change
+        (every change clears the memo); a value that depends on a gold has
+        its ``id`` in the key."""
         if key not in self._memo:
-            self._memo[key] = _kernels.positions(self.stack, self.sp, self.active, self.buf, self.bp)
+            self._memo[key] = compute()
         return self._memo[key]
 
     def s(self, k: int = 0) -> np.ndarray:

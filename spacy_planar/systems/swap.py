@@ -133,15 +133,15 @@ class Swap(TransitionSystem):
         """Where the oracle swaps: j <_G i (and, lazily, MPC(j) ≠ MPC(k) or β empty).
         Memoised with the states (an exploring step asks twice: ``costs`` and
         ``kept_rows``)."""
-        key = ("swap", id(gold))
-        if key not in st._memo:
+        def swap() -> np.ndarray:
             s0, s1 = st.s(0), st.s(1)
-            swap = (s1 >= 1) & (st.at(gold.order, s0) < st.at(gold.order, s1))
+            where = (s1 >= 1) & (st.at(gold.order, s0) < st.at(gold.order, s1))
             if self.lazy:
                 b0 = st.b(0)
-                swap &= (b0 < 0) | (st.at(gold.mpc, s0) != st.at(gold.mpc, b0))
-            st._memo[key] = swap
-        return st._memo[key]
+                where &= (b0 < 0) | (st.at(gold.mpc, s0) != st.at(gold.mpc, b0))
+            return where
+
+        return st.memoised(("swap", id(gold)), swap)
 
     @staticmethod
     def _sink(st: States, gold: Gold, alive: np.ndarray, children: np.ndarray) -> np.ndarray:

@@ -136,10 +136,7 @@ class TwoPlanar(Planar):
         """The static oracle's action in each state, memoised with the states
         (an exploring step asks twice: ``exploration_targets`` and
         ``kept_rows``)."""
-        key = ("static", id(gold))
-        if key not in st._memo:
-            st._memo[key] = self.table.action(*self.oracle(st, gold))
-        return st._memo[key]
+        return st.memoised(("static", id(gold)), lambda: self.table.action(*self.oracle(st, gold)))
 
     def kept_rows(self, st: States, gold: Gold, targets: np.ndarray) -> np.ndarray:
         """Where the static oracle's action is a target (it costs nothing)
