@@ -29,6 +29,17 @@ class Errors:
     E042 = "[E042] {path} line {line}: sentence {sent} has no dependency annotation (HEAD '_')"
     # pseudo-projective
     E050 = "[E050] unknown encoding '{name}': expected one of {options}"
+    # the component
+    E060 = ("[E060] {name}: the model has {n_model} actions but the transition system {n_system}; "
+            "labels cannot change after training starts")
+    E061 = "[E061] {name}: {option} must be a probability, got {value}"
+    # transition systems, oracles and the driver loop
+    E070 = "[E070] unknown transition system '{name}': expected one of {options}"
+    E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
+    E072 = "[E072] {system}: a state outlived its bound of transitions"
+    E073 = "[E073] {system} oracle chose an invalid move {move} in sentence {row} of the batch"
+    E074 = "[E074] {system}: a non-final state has no valid action"
+    E075 = "[E075] no oracle for the transition system {system}"
 
 
 class ConlluError(ValueError):

@@ -10,12 +10,8 @@ from spacy.scorer import Scorer
 from spacy.training import Example
 from spacy.util import registry
 
+from .docs import span_tree
 from .metrics import Scores
-
-
-def _doc_heads(doc, index=None):
-    """Doc-level head array (1-based, 0 = root) over the given token order."""
-    return [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
 
 
 def planar_parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
@@ -40,7 +36,7 @@ def planar_parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, Any]
             continue
         if any(a.text != b.text for a, b in zip(x, y)):
             continue
-        scores.add((_doc_heads(y), [t.dep_ for t in y]), (_doc_heads(x), [t.dep_ for t in x]))
+        scores.add(span_tree(y), span_tree(x))
     figures = scores.as_dict()
     results["dep_np_p"] = figures["NP_P_U"] / 100
     results["dep_np_r"] = figures["NP_R_U"] / 100

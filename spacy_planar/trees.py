@@ -343,3 +343,31 @@ def projective_order(heads: Heads) -> np.ndarray:
         todo.append((node, True))
         todo.extend((k, False) for k in reversed(left))
     return order
+
+
+def one_root(heads: Sequence[int], labels: Sequence[str], root_label: str = "root",
+             extra_root_label: str = "dep") -> Tuple[List[int], List[str]]:
+    """The tree with one root: every root but the one of the largest tree
+    (the first on ties) is attached to that one with ``extra_root_label``;
+    the root keeps ``root_label``.
+
+    >>> one_root([0, 1, 0], ["root", "obj", "root"])
+    ([0, 1, 1], ['root', 'obj', 'dep'])
+    """
+    roots = [i + 1 for i, h in enumerate(heads) if h == 0]
+    if len(roots) <= 1:
+        return list(heads), list(labels)
+    size: Dict[int, int] = {}
+    for w in range(1, len(heads) + 1):
+        r = w
+        while heads[r - 1] != 0:
+            r = heads[r - 1]
+        size[r] = size.get(r, 0) + 1
+    main = max(roots, key=lambda r: (size[r], -r))
+    heads, labels = list(heads), list(labels)
+    for r in roots:
+        if r != main:
+            heads[r - 1] = main
+            labels[r - 1] = extra_root_label
+    labels[main - 1] = root_label
+    return heads, labels

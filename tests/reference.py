@@ -3,7 +3,7 @@ from itertools import product
 
 import numpy as np
 
-from spacy_planar.systems.base import PREFER
+from spacy_planar.oracles import PREFER
 from spacy_planar.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH
 
 
@@ -72,7 +72,7 @@ def gap_degree(heads):
     return best
 
 
-# --- twins of spacy_planar._kernels (per row, per word) ---------------------------
+# --- twins of the C kernels (per row, per word) ---------------------------
 
 def positions(st):
     """s0 s1 s2 b0 b1 b2 i0 i1 of every row of a States."""
@@ -307,8 +307,8 @@ def best_reachable(successors, final, gold, n):
 
 
 def link_costs(system, st, gold, look_across=True):
-    """The numpy twin of ``_kernels.link_costs`` (the definition is in
-    ``planar.link_costs``'s docstring): one array operation over the batch
+    """The numpy twin of ``_link_costs.link_costs`` (the definition is in
+    ``oracles.planar.link_costs``'s docstring): one array operation over the batch
     per quantity."""
     B, T = st.B, st.T
     rows = st.rows

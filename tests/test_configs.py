@@ -55,7 +55,7 @@ def test_every_entry_point_resolves():
                 assert reg.get(ep.name) is not None
             else:
                 assert registry.transition_systems.get(ep.name) is func
-                assert func().make(["obj"], "root").table.names()
+                assert func()(["obj"], "root").table.names()
     assert found == 7
 
 

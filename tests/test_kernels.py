@@ -1,10 +1,12 @@
-"""The C loops of spacy_planar._kernels against their per-row twins in
+"""The C loops of spacy_planar (systems/_core, systems/_planar, model/_hidden,
+oracles/_link_costs) against their per-row twins in
 reference.py, on states reached by random valid actions of every system."""
 import numpy as np
 import pytest
 
 import reference
-from spacy_planar import _kernels
+from spacy_planar.model import _hidden
+from spacy_planar.systems import _core
 from spacy_planar.systems import SYSTEMS, make_system
 from spacy_planar.systems.base import TransitionSystem
 
@@ -93,7 +95,7 @@ def test_best_actions_kernel_matches_masked_argmax():
     scores = rng.integers(-3, 3, size=(200, len(move_of))).astype("float32")  # many ties
     valid_moves = rng.random((200, 6)) < 0.4
     skip = rng.random(200) < 0.1
-    got = _kernels.best_actions(scores, valid_moves.view(np.uint8), move_of, skip.view(np.uint8))
+    got = _core.best_actions(scores, valid_moves.view(np.uint8), move_of, skip.view(np.uint8))
     valid = valid_moves[:, move_of] & ~skip[:, None]
     expected = np.where(valid, scores, -np.inf).argmax(axis=1)  # the first best, as the kernel
     expected[~valid.any(axis=1)] = -1
@@ -110,7 +112,7 @@ def test_hidden_kernel_matches_reference(n_pieces):
     E = rng.normal(size=(nL, nV, nH * n_pieces)).astype("float32")
     ids = rng.integers(-1, n_tokens, size=(50, nF))
     lab_ids = rng.integers(-1, nV - 1, size=(50, nL))
-    got = _kernels.hidden(table.reshape(-1, nH * n_pieces), nF, bias, ids, E, lab_ids, n_pieces)
+    got = _hidden.hidden(table.reshape(-1, nH * n_pieces), nF, bias, ids, E, lab_ids, n_pieces)
     want = np.asarray(reference.hidden(table, bias, ids, E, lab_ids, n_pieces))
     assert got.shape == (50, nH)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -126,23 +128,22 @@ def test_link_costs_kernel_matches_reference(name, finish):
     from conftest import treebank
     from spacy_planar.conllu_io import read_conllu
     from spacy_planar.systems import system_for_trees
-    from spacy_planar.systems.state import Gold
+    from spacy_planar.oracles import make_oracle
     trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(treebank("got_proiel"))) if i % 12 == 0]
     system = system_for_trees(name, trees)
     st = system.init_states([len(h) for h, _ in trees], finish=finish)
-    gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
-    system.prepare_batch(st, gold)
+    gold = make_oracle(system, st, [system.label_tree(system.prepare_tree(*t)) for t in trees])
     assert name == "planar" or len(gold.pairs) > 50
     rng = np.random.default_rng(5)
     checked = np.zeros(6, dtype=int)  # finite costs compared, per move
     while not system.is_final(st).all():
-        cost, label = system.costs(st, gold)
+        cost, label = gold.costs(st)
         expected_cost, expected_label = reference.link_costs(system, st, gold)
         assert np.array_equal(cost, expected_cost)
         assert np.array_equal(label, expected_label)
         checked += np.isfinite(cost[~system.is_final(st)]).sum(axis=0)
         valid = system.valid_actions(st)
-        static = system.table.action(*system.oracle(st, gold))
+        static = system.table.action(*gold.static(st))
         random = (rng.random(valid.shape) + 2 * valid).argmax(axis=1)
         use_static = valid[st.rows, static] & (rng.random(st.B) < 2 / 3)
         system.apply(st, np.where(valid.any(axis=1), np.where(use_static, static, random), -1))

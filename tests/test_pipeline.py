@@ -208,15 +208,15 @@ def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
     Thinc-ops forward (the path a GPU takes), state by state."""
     import numpy as np
 
-    from spacy_planar import architectures
+    from spacy_planar.model.parser_model import states_forward
     nlp = trained[system]
     parser = nlp.get_pipe("planar_parser")
     _, held_out = gothic
     docs = [words_only(nlp, d) for d in held_out[:30]]
-    scorer = architectures.StepScorer(parser.model, docs)
+    scorer = parser.model.predict(docs)  # the registered forward: a StateScorer
     n_tokens = sum(len(d) for d in docs)
     rng = np.random.default_rng(0)
     ids = rng.integers(-1, n_tokens, size=(200, scorer.table.shape[1]))
     labs = rng.integers(-1, len(parser.system.labels), size=(200, scorer.E.shape[0]))
-    want, _ = architectures.states_forward(parser.model, scorer.table, ids, labs, is_train=False)
+    want, _ = states_forward(parser.model, scorer.table, ids, labs, is_train=False)
     np.testing.assert_allclose(scorer(ids, labs), want, rtol=1e-4, atol=1e-4)

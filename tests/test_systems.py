@@ -6,8 +6,10 @@ from strategies import labelled_trees
 
 from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
-from spacy_planar.systems import SYSTEMS, make_system, oracle_run, random_run, system_for_trees
-from spacy_planar.systems.base import oracle_check
+from spacy_planar.driver import oracle_run, random_run
+from spacy_planar.oracles import make_oracle
+from spacy_planar.systems import SYSTEMS, make_system, system_for_trees
+from spacy_planar.driver import oracle_check
 from spacy_planar.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
 
@@ -62,10 +64,8 @@ def test_oracle_complete_on_gothic(name, kw):
     if name == "arc-eager":
         # every projectivized tree is derived exactly (before deprojectivize)
         prepared = [system.prepare_tree(h, l) for h, l in trees]
-        for kind, payload in oracle_run(system, prepared):
-            if kind == "done":
-                got = [(h, [system.labels[x] for x in l]) for h, l in payload[0].trees(system.root_id)]
-                assert got == [(list(h), list(l)) for h, l in prepared]
+        got = oracle_run(system, prepared).trees
+        assert got == [(list(h), list(l)) for h, l in prepared]
 
 
 @pytest.mark.slow
@@ -165,8 +165,8 @@ def test_features_do_not_depend_on_the_batch(trees, variant):
     name, kw = variant
     system = system_for_trees(name, trees, **kw)
     prepared = [system.prepare_tree(h, l) for h, l in trees]
-    together = [step for kind, step in oracle_run(system, prepared, with_features=True) if kind == "step"]
-    alone = [[step for kind, step in oracle_run(system, [t], with_features=True) if kind == "step"] for t in prepared]
+    together = oracle_run(system, prepared, with_features=True).steps
+    alone = [oracle_run(system, [t], with_features=True).steps for t in prepared]
     for b in range(len(trees)):
         feats = [f[list(rows).index(b)] for rows, f, _, _, _ in together if b in rows]
         labs = [l[list(rows).index(b)] for rows, _, l, _, _ in together if b in rows]
@@ -220,11 +220,10 @@ def test_arc_eager_dynamic_oracle_costs_are_exact(tree, walk):
     """In any reachable configuration (a random walk from the start), the
     cost of each valid action is the number of gold arcs it puts out of
     reach: the best reachable score now minus the best after the action."""
-    from spacy_planar.systems.state import Gold
     system = system_for_trees("arc-eager", [tree])
     prepared = system.prepare_tree(*tree)
     st = system.init_states([len(tree[0])])
-    gold = Gold.from_trees([system.label_tree(prepared)], st.T)
+    gold = make_oracle(system, st, [system.label_tree(prepared)])
     for r in walk:
         valid = np.flatnonzero(system.valid_actions(st)[0])
         if len(valid) == 0:
@@ -234,7 +233,7 @@ def test_arc_eager_dynamic_oracle_costs_are_exact(tree, walk):
     best = _best_reachable(system, st, gold, memo)
     if system.is_final(st)[0]:
         return
-    cost, gold_label = system.costs(st, gold)
+    cost, gold_label = gold.costs(st)
     for a in np.flatnonzero(system.valid_actions(st)[0]):
         move, label = system.table.move_of[a], system.table.label_of[a]
         want = best - _best_reachable(system, _after(system, st, a), gold, memo)
@@ -293,7 +292,7 @@ def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share
     left out) are exact in at least ``exact_share`` of the states
     (planar: SHIFT and REDUCE too)."""
     import reference as ref
-    from spacy_planar.systems.state import LEFT, REDUCE, RIGHT, SHIFT, Gold
+    from spacy_planar.systems.state import LEFT, REDUCE, RIGHT, SHIFT
     rng = np.random.default_rng(7)
     successors, final = ((ref.swap_successors, ref.swap_final) if name == "swap"
                          else (ref.planar_successors, ref.planar_final))
@@ -303,8 +302,7 @@ def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share
         tree = _random_tree(rng, int(rng.integers(2, max_words + 1)))
         system = system_for_trees(name, [tree])
         st = system.init_states([len(tree[0])])
-        gold = Gold.from_trees([system.label_tree(system.prepare_tree(*tree))], st.T)
-        system.prepare_batch(st, gold)
+        gold = make_oracle(system, st, [system.label_tree(system.prepare_tree(*tree))])
         for _ in range(int(rng.integers(0, 4 * len(tree[0])))):
             valid = np.flatnonzero(system.valid_actions(st)[0])
             if len(valid) == 0:
@@ -319,7 +317,7 @@ def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share
         best = ref.best_reachable(search, final, gold_heads, n)
         cfg = _as_config(name, st, n)
         succ = successors(cfg, n)
-        cost, _ = system.costs(st, gold)
+        cost, _ = gold.costs(st)
         assert set(np.flatnonzero(np.isfinite(cost[0]))) == set(succ)
         true = {m: best(cfg) - best(c) for m, c in succ.items()}
         cheapest = {m for m in succ if cost[0, m] == min(cost[0, k] for k in succ)}
@@ -333,16 +331,14 @@ def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share
 def test_cheapest_moves_derive_the_gold_tree(name):
     """From the start, taking any of the cheapest moves at random gives back
     every gold tree the system covers (a sample of Gothic)."""
-    from spacy_planar.systems.state import Gold
     trees = [t for t in gold_trees("got_proiel", every=7)]
     system = system_for_trees(name, trees)
     prepared = [system.prepare_tree(*t) for t in trees]
     st = system.init_states([len(h) for h, _ in trees])
-    gold = Gold.from_trees([system.label_tree(t) for t in prepared], st.T)
-    system.prepare_batch(st, gold)
+    gold = make_oracle(system, st, [system.label_tree(t) for t in prepared])
     rng = np.random.default_rng(0)
     while not system.is_final(st).all():
-        _, cheapest = system.cheapest_actions(st, gold)
+        _, cheapest = gold.cheapest(st)
         pick = np.where(cheapest, rng.random(cheapest.shape), -1).argmax(axis=1)
         system.apply(st, np.where(cheapest.any(axis=1), pick, -1))
     out = system.output_trees(st)
@@ -360,19 +356,18 @@ def test_swap_sinks_a_complete_word_to_its_head_down_the_stack(heads):
     error), y has its dependents and V is below x. The same in "V x y . z"
     with z under x, non-projective, where the state is on the static
     oracle's path. From there the cheapest moves still give the gold tree."""
-    from spacy_planar.systems.state import SHIFT, SWAP, Gold
+    from spacy_planar.systems.state import SHIFT, SWAP
     labels = ["root"] + ["dep"] * (len(heads) - 1)
     system = system_for_trees("swap", [(heads, labels)])
     st = system.init_states([len(heads)])
-    gold = Gold.from_trees([system.label_tree((heads, labels))], st.T)
-    system.prepare_batch(st, gold)
+    gold = make_oracle(system, st, [system.label_tree((heads, labels))])
     shift = system.table.action(np.array([SHIFT]), np.array([-1]))
     for _ in range(3):
         system.apply(st, shift)
-    cost, _ = system.costs(st, gold)
+    cost, _ = gold.costs(st)
     assert (cost[0, SWAP], cost[0, SHIFT]) == (0, 0.5)
     while not system.is_final(st).all():
-        _, cheapest = system.cheapest_actions(st, gold)
+        _, cheapest = gold.cheapest(st)
         system.apply(st, cheapest.argmax(axis=1))
     assert system.output_trees(st) == [(heads, labels)]
 
@@ -383,23 +378,21 @@ def test_two_planar_exploration_targets_are_the_static_oracle_where_it_is_cheape
     third of these states have several cheapest actions; off that path (one
     random valid move in ten) they are cheapest actions, one of them where
     the static oracle's action is cheapest, all of them elsewhere."""
-    from spacy_planar.systems.state import Gold
     trees = [t for t in gold_trees("got_proiel", every=7)]
     system = system_for_trees("2-planar", trees)
     st = system.init_states([len(h) for h, _ in trees])
-    gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
-    system.prepare_batch(st, gold)
+    gold = make_oracle(system, st, [system.label_tree(system.prepare_tree(*t)) for t in trees])
     rng = np.random.default_rng(0)
     several = states = off_path = narrowed = 0
     on_path = np.ones(st.B, dtype=bool)
     while not system.is_final(st).all():
         live = ~system.is_final(st)
-        valid, cheapest = system.cheapest_actions(st, gold)
-        valid_t, targets = system.exploration_targets(st, gold)
+        valid, cheapest = gold.cheapest(st)
+        valid_t, targets = gold.targets(st)
         assert (valid_t == valid).all()
         assert not (targets & ~cheapest).any()
         assert (targets.any(axis=1) == cheapest.any(axis=1)).all()
-        static = system.table.action(*system.oracle(st, gold))
+        static = system.table.action(*gold.static(st))
         static_cheapest = cheapest[st.rows, static]
         assert (targets.sum(axis=1)[static_cheapest] == 1).all()
         assert targets[st.rows, static][static_cheapest].all()
@@ -424,7 +417,6 @@ def exploration_setup(name, kw, every, seed):
     (standing in for a model), the trees' token offsets, and a function
     giving fresh initial states with their gold (prepared) for
     ``exploration_run``."""
-    from spacy_planar.systems.state import Gold
     trees = [t for t in gold_trees("got_proiel", every=every)]
     system = system_for_trees(name, trees, **kw)
     weights = np.random.default_rng(seed).normal(size=(len(system.features) + len(system.label_features),
@@ -435,8 +427,7 @@ def exploration_setup(name, kw, every, seed):
 
     def fresh():
         st = system.init_states([len(h) for h, _ in trees])
-        gold = Gold.from_trees([system.label_tree(system.prepare_tree(*t)) for t in trees], st.T)
-        system.prepare_batch(st, gold)
+        gold = make_oracle(system, st, [system.label_tree(system.prepare_tree(*t)) for t in trees])
         return st, gold
 
     return trees, system, score, np.cumsum([0] + [len(h) for h, _ in trees[:-1]]), fresh
@@ -448,7 +439,7 @@ def test_exploration_run_is_the_same_when_finished_states_are_dropped(name, kw):
     the states it visits, their features and targets must be those of the
     run that keeps every row to the end (the random draws are per original
     row, the scores a function of each state's features alone)."""
-    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup(name, kw, every=25, seed=1)
     runs = []
     for compact_below in (0.0, 0.75, 1.0):
@@ -469,7 +460,7 @@ def test_exploration_run_per_row_probabilities(name, kw):
     projectivized, planar: the links that fit) wherever the static oracle
     does, while rows at 1 follow the model and mostly do not; an array of
     equal values is the run of the scalar."""
-    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup(name, kw, every=40, seed=2)
     prepared = [system.prepare_tree(*t) for t in trees]
     labelled = [system.label_tree(t) for t in prepared]
@@ -479,7 +470,7 @@ def test_exploration_run_per_row_probabilities(name, kw):
     def in_gold(st):  # per row: whether its final tree is the prepared gold tree
         return [t == (list(g[0]), list(g[1])) for t, g in zip(st.trees(system.root_id), labelled)]
 
-    reproduced = in_gold(dict(oracle_run(system, prepared))["done"][0])
+    reproduced = [t == (list(g[0]), list(g[1])) for t, g in zip(oracle_run(system, prepared).trees, prepared)]
 
     def run(exploration):
         st, gold = fresh()
@@ -507,13 +498,13 @@ def run_without(name, kw, every, move, keep_order, record):
     move. Before each step ``record(states, gold, kept, live, moves)`` sees
     the rows ``kept_rows`` keeps and the moves made. Returns the trees, the
     system and whether each tree ends in its gold tree as the system prepares it."""
-    from spacy_planar.systems.base import exploration_run
+    from spacy_planar.driver import exploration_run
     trees, system, _, offsets, fresh = exploration_setup(name, kw, every=every, seed=4)
     move_of = system.table.move_of
     st, gold = fresh()
 
     def model(f, l):  # compact_below=0 below: ``st`` stays the batch's states
-        actions = system.table.action(*system.oracle(st, gold))
+        actions = system.table.action(*gold.static(st))
         scores = np.zeros((st.B, len(system.table)))
         scores[st.rows, actions] = 1.0
         scores[:, move_of == move] = -1.0
@@ -522,9 +513,9 @@ def run_without(name, kw, every, move, keep_order, record):
     apply = system.apply
 
     def recording_apply(states, actions):
-        _, targets = system.exploration_targets(states, gold)
+        _, targets = gold.targets(states)
         live = (actions >= 0) & ~system.is_final(states)
-        record(states, gold, system.kept_rows(states, gold, targets) & live, live, move_of[np.maximum(actions, 0)])
+        record(states, gold, gold.kept(states, targets) & live, live, move_of[np.maximum(actions, 0)])
         apply(states, actions)
 
     system.apply = recording_apply
@@ -599,18 +590,17 @@ def test_two_planar_exploring_at_zero_is_static_training():
     oracle's states (same feature and label tokens) and trains each towards
     the oracle's action alone, with the same valid actions (compared as sets
     of rows, which the two runs order differently)."""
-    from spacy_planar.systems.base import exploration_run, oracle_targets
+    from spacy_planar.driver import exploration_run, oracle_targets
     trees, system, score, offsets, fresh = exploration_setup("2-planar", {}, every=20, seed=3)
     st, gold = fresh()
     explored = exploration_run(system, st, gold, score, 0.0, offsets)
     ids, labs, actions, valid = [], [], [], []
-    for kind, payload in oracle_run(system, [system.prepare_tree(*t) for t in trees], with_features=True):
-        if kind == "step":
-            rows, f, l, a, moves_ok = payload
-            ids.append(np.where(f >= 0, f + offsets[rows][:, None], -1))
-            labs.append(l)
-            actions.append(a)
-            valid.append(moves_ok)
+    for rows, f, l, a, moves_ok in oracle_run(system, [system.prepare_tree(*t) for t in trees],
+                                              with_features=True).steps:
+        ids.append(np.where(f >= 0, f + offsets[rows][:, None], -1))
+        labs.append(l)
+        actions.append(a)
+        valid.append(moves_ok)
     static = [np.concatenate(ids), np.concatenate(labs),
               *oracle_targets(system, np.concatenate(actions), np.concatenate(valid))]
 

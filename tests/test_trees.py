@@ -82,7 +82,10 @@ def test_nesting_and_gaps_match_definition(heads):
 
 def readme_table():
     """The structure table of ../shared/data/README.md, as counts."""
-    text = (DATA.parent / "README.md").read_text(encoding="utf-8")
+    readme = DATA.parent / "README.md"
+    if not readme.exists():
+        pytest.skip(f"no structure table beside the treebanks: {readme}")
+    text = readme.read_text(encoding="utf-8")
     rows = {}
     for line in text.splitlines():
         m = re.match(r"\| (\w+) train \|(.*)\|$", line)
@@ -94,10 +97,11 @@ def readme_table():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["en_ewt", "pt_bosque", "got_proiel"])
 def test_stats_match_shared_readme(name):
-    from spacy_planar.cli import stats_of
+    from spacy_planar.cli.analyse import stats_of
 
+    path = treebank(name)  # skips (fails on CI) without the shared data
     want = readme_table()[name]
-    got = stats_of(treebank(name))
+    got = stats_of(path)
     keys = ["nonprojective_arcs", "nonprojective_trees", "nonplanar_trees", "non_2planar_trees",
             "non_3planar_trees", "ill_nested_trees"]
     assert [got[k] for k in keys] == want

@@ -36,25 +36,21 @@ of that stack's plane, so the output stays planar (2-planar). Terminal: β = []
 and no headless word left on the stacks, or one root in all. Each word is
 unshifted at most once: at most 4n transitions.
 
-Oracle (section 4.3): LEFT-ARC if wj -> wi ∈ E \\ A; RIGHT-ARC if wi -> wj ∈ E \\ A;
-REDUCE if some wx, x < i, has a link with wj in E \\ A; SHIFT otherwise. It
-reproduces every planar tree. (Reducing words as soon as their links are all
-built, instead, gave 0.7 less LAS on Gothic dev with 2-planar: it was tried
-and left out.) A tree that is not planar is trained on the
-links that fit: links are kept greedily in the order the parser would build
-them (by right end, then nearest left end first) unless they cross a kept one;
-the words whose links are dropped become roots (``not_covered`` counts them).
+Oracles: ``oracles/planar.py``. A tree that is not planar is trained on the
+links that fit (``prepare_tree``): links are kept greedily in the order the
+parser would build them (by right end, then nearest left end first) unless
+they cross a kept one; the words whose links are dropped become roots.
 """
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Sequence
 
 import numpy as np
 
-from .. import _kernels
+from . import _planar
 from ..trees import is_planar
-from .base import PREFER, TransitionSystem, Tree
-from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, Gold, States
+from .base import TransitionSystem, Tree
+from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, States
 
 
 def keep_planar(heads: Sequence[int]) -> list:
@@ -96,7 +92,7 @@ class Planar(TransitionSystem):
     # carried out by C loops over the batch: tests/reference.py has their numpy twins)
     @staticmethod
     def _tree_constraint(st: States, valid: np.ndarray) -> None:
-        _kernels.constrain_moves(valid.view(np.uint8), st.stack, st.sp, st.active, st.buf, st.bp, st.info,
+        _planar.constrain_moves(valid.view(np.uint8), st.stack, st.sp, st.active, st.buf, st.bp, st.info,
                                  st.unshifted.view(np.uint8), st.roots_out)
 
     def terminal(self, st: States) -> np.ndarray:
@@ -115,14 +111,14 @@ class Planar(TransitionSystem):
         st._memo.clear()
         if st.finish:
             # count the words leaving without a head; SHIFT of an unshifted b0 happens there
-            done = _kernels.leave_headless(idx, moves, st.stack, st.sp, st.active, st.buf, st.bp, st.info,
+            done = _planar.leave_headless(idx, moves, st.stack, st.sp, st.active, st.buf, st.bp, st.info,
                                            st.unshifted.view(np.uint8), st.roots_out)
             if done.any():
                 idx, moves, labels = idx[~done], moves[~done], labels[~done]
-        _kernels.planar_moves(idx, moves, labels, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.ndeps,
+        _planar.planar_moves(idx, moves, labels, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.ndeps,
                               st.comp, st.n_arcs)
         if st.finish:  # the automatic steps: an unshifted word with its head leaves β; UNSHIFT
-            _kernels.settle(idx, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.unshifted.view(np.uint8),
+            _planar.settle(idx, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.unshifted.view(np.uint8),
                             st.n, st.n_arcs)
 
     def transitions(self):
@@ -151,24 +147,6 @@ class Planar(TransitionSystem):
     def switch(st: States, rows, labels, stack) -> None:
         st.switch(rows)
 
-    def oracle(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
-        s0, b0 = st.s(0), st.b(0)
-        both = (s0 >= 0) & (b0 >= 0)
-        left = both & (st.at(gold.heads, s0) == b0) & (st.at(st.heads, s0) < 0)
-        right = both & (st.at(gold.heads, b0) == s0) & (st.at(st.heads, b0) < 0)
-        pending, _ = gold.links_to(st, b0)
-        x = np.arange(st.T)[None, :]
-        reduce = both & (pending & (x < s0[:, None])).any(axis=1)
-        moves = np.select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
-        labels = np.select([left, right], [st.at(gold.labels, s0), st.at(gold.labels, b0)], -1)
-        return moves, labels
-
-    def costs(self, st: States, gold: Gold) -> Tuple[np.ndarray, np.ndarray]:
-        """An approximate dynamic oracle (see ``link_costs``): ([B, 6] cost of
-        each move, inf where invalid; [B, 6] the gold label of the arc a
-        LEFT / RIGHT-ARC would build, -1 where that arc is not gold)."""
-        return link_costs(self, st, gold)
-
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
         kept = set(keep_planar(heads))
         if len(kept) == sum(1 for h in heads if h > 0):
@@ -179,67 +157,3 @@ class Planar(TransitionSystem):
     def covers(self, heads, labels) -> bool:
         return is_planar(heads)
 
-
-
-
-def link_costs(system: TransitionSystem, st: States, gold: Gold, look_across: bool = True) -> Tuple[np.ndarray, np.ndarray]:
-    """Move costs of the planar and 2-planar systems, for training with
-    exploration: the gold links a move puts out of reach (Goldberg & Nivre
-    2012's definition; for these non-arc-decomposable systems in the manner
-    of Gómez-Rodríguez & Fernández-González's non-projective oracles).
-
-    A gold link u - v (u < v) not yet built is *pending* while its dependent
-    has no head, its ends are in different components (no undirected path),
-    v is still in β and u is on a stack or in β. The loss of a configuration
-    is approximated by the gold links that are not pending (nor built), plus
-    one for each cycle a new arc closes with pending links (one of them will
-    be lost), plus one for each pair of crossing pending links whose left ends
-    sit on the same single stack (they cannot share a plane). Then:
-
-        SHIFT      pending links between b0 and stack words
-        REDUCE     pending links of s0 to β, if s0 is on no other stack
-        LEFT/RIGHT the dependent's own link (gold head or root) if it is not
-                   this arc; plus one if the new arc closes a cycle with
-                   pending links or kills a pending link between the two
-                   components
-        SWITCH     the cheapest next move on the other stack (SWITCH puts
-                   nothing out of reach, but cannot be followed by SWITCH)
-
-    each plus the change in crossing conflicts. Among moves of equal loss the
-    static oracle's choices are preferred, so that training has one way of
-    doing things to learn rather than many: SWITCH and REDUCE cost an extra
-    ``PREFER`` (1/2, less than one link) unless a pending link to b0 starts
-    on the inactive stack and no arc can be built here (SWITCH), or starts
-    below s0 on the active stack (REDUCE). ``tests/test_systems.py``
-    compares these costs with exhaustive search on small trees.
-
-    One C loop over the rows computes them (``_kernels.link_costs``, with
-    its numpy twin in ``tests/reference.py``)."""
-    B = st.B
-    allowed = np.isin(np.arange(6), system.moves)
-    valid = system.valid_moves(st) & allowed
-    valid_across = valid
-    look_across = look_across and st.stack.shape[1] == 2
-    if look_across:  # the moves valid on the other stack after SWITCH
-        last = st.last.copy()
-        st.switch(st.rows)
-        st.last[:] = SWITCH
-        valid_across = system.valid_moves(st) & allowed
-        st.switch(st.rows)
-        st.last[:] = last
-    pairs = getattr(gold, "pairs", None)
-    if pairs is None:
-        pairs = np.zeros((0, 3), dtype=INT)
-    pair_start = np.searchsorted(pairs[:, 0], np.arange(B + 1)).astype(INT)
-    cost = np.empty((B, 6))
-    _kernels.link_costs(st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.comp, st.n, gold.heads,
-                        np.ascontiguousarray(pairs, dtype=INT), pair_start, valid.view(np.uint8),
-                        valid_across.view(np.uint8), look_across, PREFER, cost)
-    s0, b0 = st.s(0), st.b(0)
-    both = (s0 >= 0) & (b0 >= 0)
-    s0c, b0c = np.maximum(s0, 0), np.maximum(b0, 0)
-    g = gold.heads
-    label = np.full((B, 6), -1, dtype=INT)
-    label[:, LEFT] = np.where(both & (g[st.rows, s0c] == b0), gold.labels[st.rows, s0c], -1)
-    label[:, RIGHT] = np.where(both & (g[st.rows, b0c] == s0), gold.labels[st.rows, b0c], -1)
-    return cost, label

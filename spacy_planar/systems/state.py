@@ -22,17 +22,17 @@ batch size. The same core serves the oracle, training and parsing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import _kernels
+from . import _core
 
 INT = np.int64
 
-# Moves: the action inventory of a system is (move, label) pairs.
-SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = range(6)
+# Moves: the action inventory of a system is (move, label) pairs (declared
+# once, for C and Python alike, in _core.pxd).
+SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = _core.MOVES
 MOVE_NAMES = ("SHIFT", "REDUCE", "LEFT-ARC", "RIGHT-ARC", "SWITCH", "SWAP")
 LABELLED = (LEFT, RIGHT)
 
@@ -46,7 +46,7 @@ FEATURES_2STACK = FEATURES_1STACK + ("i0", "i1")
 # Label features: the label of the arc into each of these words (-1: none yet).
 LABEL_FEATURES = ("s0", "s1", "s0.l", "s0.r", "b0.l")
 # columns of States.info, the per-word facts that features read
-LMOST, RMOST, LMOST2, RMOST2, HEAD, LABEL = range(6)
+LMOST, RMOST, LMOST2, RMOST2, HEAD, LABEL = _core.INFO_COLUMNS
 RELATIONS = {"l": LMOST, "r": RMOST, "l2": LMOST2, "r2": RMOST2, "h": HEAD}
 
 
@@ -127,7 +127,7 @@ class States:
         """[B, 8]: s0 s1 s2 (active stack, top first), b0 b1 b2 (buffer,
         front first), i0 i1 (inactive stack); -1 where absent. Memoised until
         the states change (validity, oracle and features share it)."""
-        return self.memoised(("pos", 0), lambda: _kernels.positions(self.stack, self.sp, self.active,
+        return self.memoised(("pos", 0), lambda: _core.positions(self.stack, self.sp, self.active,
                                                                     self.buf, self.bp))
 
     def memoised(self, key: Tuple[str, int], compute: Callable[[], np.ndarray]) -> np.ndarray:
@@ -149,7 +149,7 @@ class States:
     def at(self, table: np.ndarray, words: np.ndarray) -> np.ndarray:
         """table[b, words[b]] with -1 for absent words."""
         if table.dtype == INT:
-            return _kernels.at(table, words)
+            return _core.at(table, words)
         return np.where(words >= 0, table[self.rows, np.maximum(words, 0)], -1)
 
     def switch(self, idx: np.ndarray) -> None:
@@ -200,7 +200,7 @@ class States:
             return
         self._memo.clear()
         self.n_arcs[idx] += 1
-        _kernels.add_arcs(self.info, self.ndeps, self.comp, idx.astype(INT, copy=False),
+        _core.add_arcs(self.info, self.ndeps, self.comp, idx.astype(INT, copy=False),
                           heads.astype(INT, copy=False), deps.astype(INT, copy=False),
                           labels.astype(INT, copy=False))
 
@@ -255,46 +255,6 @@ class FeaturePlan:
         row b is token ``offsets[b] + w - 1`` (default offsets 0); -1 absent."""
         if offsets is None:
             offsets = np.zeros(states.B, dtype=INT)
-        return _kernels.gather(states.positions(), states.info, self.base, self.rel,
+        return _core.gather(states.positions(), states.info, self.base, self.rel,
                                self.lab_base, self.lab_rel, offsets.astype(INT, copy=False))
 
-
-@dataclass
-class Gold:
-    """Gold trees of a batch, padded like the states: heads[b, w] (0 for
-    root arcs, -1 for padding and for links the system cannot build) and
-    label ids."""
-
-    heads: np.ndarray
-    labels: np.ndarray
-
-    @classmethod
-    def from_trees(cls, trees: Sequence[Tuple[Sequence[int], Sequence[int]]], T: int) -> "Gold":
-        B = len(trees)
-        heads = np.full((B, T), -1, dtype=INT)
-        labels = np.full((B, T), -1, dtype=INT)
-        for b, (h, l) in enumerate(trees):
-            heads[b, 1:len(h) + 1] = h
-            labels[b, 1:len(l) + 1] = l
-        return cls(heads, labels)
-
-    def links_to(self, st: States, j: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """The gold links still to build between j[b] and words x < j[b]:
-        ([B, T] mask over x, [B, T] the link's dependent: x or j)."""
-        x = np.arange(self.heads.shape[1])[None, :]
-        jj = j[:, None]
-        head_j = np.where(j >= 0, self.heads[st.rows, np.maximum(j, 0)], -1)[:, None]
-        as_head = (self.heads == jj) & (x < jj) & (jj > 0)
-        as_dep = (x == head_j) & (x > 0) & (x < jj)
-        built_dep = st.heads >= 0
-        built_j = np.where(j >= 0, st.heads[st.rows, np.maximum(j, 0)] >= 0, True)[:, None]
-        mask = (as_head & ~built_dep) | (as_dep & ~built_j)
-        return mask, np.where(as_head, x, jj)
-
-    def n_deps(self) -> np.ndarray:
-        """Gold dependents per word [B, T] (the root included, at 0)."""
-        B, T = self.heads.shape
-        out = np.zeros((B, T), dtype=INT)
-        r, c = np.nonzero(self.heads >= 0)
-        np.add.at(out, (r, self.heads[r, c]), 1)
-        return out

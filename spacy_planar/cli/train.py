@@ -1,4 +1,4 @@
-"""Commands that run trained pipelines: ``parse``, ``train`` (timed), ``compare``, ``stacks``."""
+"""``train`` (``spacy train``, timed) and ``compare`` (trained pipelines side by side)."""
 from __future__ import annotations
 
 import json
@@ -7,150 +7,15 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-import numpy as np
 import typer
 
-from .cli import app, fail, msg
-from .conllu_io import Sentence, atomic_output, doc_to_conllu, read_conllu, sentences_to_doc
-from .errors import ConlluError
-from .metrics import LENGTH_BINS, Scores
+from ..conllu_io import atomic_output, read_conllu
+from ..errors import ConlluError
+from ..metrics import LENGTH_BINS, Scores
+from ._app import app, fail
+from .parse import input_docs, ud_tree
 
 TRAIN_SECONDS = "train_seconds.json"
-
-
-def input_docs(nlp, sents: List[Sentence]) -> List:
-    """Docs of the gold words only (no gold annotation), for a pipeline to parse."""
-    from spacy.tokens import Doc
-
-    docs = []
-    for s in sents:
-        spaces = list(s.space_after)
-        for first, last, _ in s.ranges:
-            for i in range(first, last):
-                spaces[i] = True
-        docs.append(Doc(nlp.vocab, words=s.forms, spaces=spaces))
-    return docs
-
-
-def ud_tree(doc) -> tuple:
-    """(heads, labels) of a parsed Doc in UD terms: HEAD 0 for roots, and
-    spaCy's own root label ``ROOT`` (its parser's, whatever the data said)
-    written as UD's ``root``."""
-    heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
-    labels = ["root" if h == 0 and t.dep_ == "ROOT" else t.dep_ for h, t in zip(heads, doc)]
-    return heads, labels
-
-
-def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
-    return list(nlp.pipe(input_docs(nlp, sents), batch_size=batch_size))
-
-
-def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
-    """The input's lines with HEAD and DEPREL from the parsed Docs."""
-    from spacy.tokens import Doc
-
-    with atomic_output(path) as f:
-        for sent, doc in zip(sents, parsed):
-            heads, labels = ud_tree(doc)
-            gold = sentences_to_doc(nlp.vocab, [sent])
-            out = Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold],
-                      lemmas=[t.lemma_ for t in gold], pos=[t.pos_ for t in gold], tags=[t.tag_ for t in gold],
-                      morphs=[str(t.morph) for t in gold], deps=labels,
-                      heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)])
-            out.user_data.update(gold.user_data)
-            f.write(doc_to_conllu(out))
-
-
-@app.command()
-def parse(
-    model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package)"),
-    input_path: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U"),
-    output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
-    batch_size: int = typer.Option(1000, "--batch-size", "-b"),
-) -> None:
-    """Parse gold-tokenised CoNLL-U with any pipeline (ours or spaCy's parser)."""
-    import spacy
-
-    try:
-        sents = list(read_conllu(input_path))
-        nlp = spacy.load(model)
-        start = time.perf_counter()
-        parsed = parse_sentences(nlp, sents, batch_size)
-        seconds = time.perf_counter() - start
-        write_parsed(nlp, sents, parsed, output_path)
-    except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
-        fail(str(e))
-    words = sum(len(s) for s in sents)
-    msg.good(f"Parsed {len(sents)} sentences, {words} words in {seconds:.1f} s "
-             f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
-
-
-class EndOfBuffer:
-    """A parse observer (``PlanarParser.observer``): the words on the active
-    stack when each sentence's buffer first empties, and the moves made
-    after that. A greedy parser that shifts where it should attach reaches
-    the end of the buffer with fuller stacks, and must then sort them out
-    (swap: SWAP back and forth; the systems that stop at the end of the
-    buffer leave the words without a head as roots, or UNSHIFT them under
-    the tree constraint)."""
-
-    def __init__(self):
-        from .systems.state import MOVE_NAMES
-
-        self.move_names = MOVE_NAMES
-        self.first: Dict[int, int] = {}  # unit (token offset) -> stack size
-        self.moves: Dict[str, int] = {}
-
-    def __call__(self, system, st, actions, offsets) -> None:
-        for r in np.flatnonzero(actions >= 0).tolist():
-            unit = int(offsets[r])
-            if unit in self.first:
-                move = self.move_names[int(system.table.move_of[actions[r]])]
-                self.moves[move] = self.moves.get(move, 0) + 1
-            elif st.bp[r] == 0:
-                self.first[unit] = int(st.sp[r, st.active[r]])
-
-    def summary(self, top: int = 8) -> Dict:
-        sizes = np.array(list(self.first.values()), dtype=np.int64)
-        counts = np.bincount(np.minimum(sizes, top), minlength=top + 1) if len(sizes) else np.zeros(top + 1, int)
-        return {"sentences": len(sizes), "mean_stack": float(sizes.mean()) if len(sizes) else 0.0,
-                "stack_sizes": {(f"{k}+" if k == top else str(k)): int(c) for k, c in enumerate(counts.tolist()) if c},
-                "moves_after": dict(sorted(self.moves.items()))}
-
-
-@app.command()
-def stacks(
-    model: str = typer.Argument(..., help="A trained pipeline with a planar_parser"),
-    gold: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U (its words are parsed)"),
-    as_json: bool = typer.Option(False, "--json"),
-) -> None:
-    """How full the stack is when the buffer empties: parse the words of
-    ``gold`` and report, over the sentences, the words on the active stack
-    (the root too where the system keeps it there) when the buffer first
-    empties, and the moves made after that."""
-    import spacy
-
-    from .pipeline import PlanarParser
-
-    try:
-        sents = list(read_conllu(gold))
-        nlp = spacy.load(model)
-    except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
-        fail(str(e))
-    pipes = [p for _, p in nlp.pipeline if isinstance(p, PlanarParser)]
-    if not pipes:
-        fail(f"{model}: no planar_parser in the pipeline ({', '.join(nlp.pipe_names)})")
-    observer = EndOfBuffer()
-    pipes[0].observer = observer
-    parse_sentences(nlp, sents, batch_size=max(len(sents), 1))  # one batch: a unit's offset names it
-    res = observer.summary()
-    if as_json:
-        print(json.dumps(res, indent=2))
-        return
-    msg.info(f"{res['sentences']} sentences; words on the stack when the buffer first empties: "
-             f"mean {res['mean_stack']:.2f}")
-    msg.table(list(res["stack_sizes"].items()), header=("stack size", "sentences"))
-    msg.table(list(res["moves_after"].items()), header=("move after the buffer emptied", "count"))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -22,7 +22,7 @@ from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, glorot_uniform_init, zero_init
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from . import _kernels, registrations  # noqa: F401  (the custom registry)
+from . import _hidden
 
 
 @registry.architectures("spacy-planar.PlanarParserModel.v1")
@@ -153,13 +153,26 @@ def slot_columns(ops, rows: Ints2d) -> Ints2d:
     return ops.xp.ascontiguousarray(rows.T, dtype="int32")
 
 
-class StepScorer:
-    """Scores actions for parser states during one parse: the feature table of
-    the batch's tokens and the parameters, fetched once (no gradient)."""
+def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple["StateScorer", Callable]:
+    """docs -> a :class:`StateScorer` over their tokens (tok2vec, then the
+    precomputed first layer, once per batch); the backward pass takes the
+    gradient of the feature table (from ``StateScorer.begin_update``) on
+    into the tok2vec. The component calls this through ``model.predict`` /
+    ``model.begin_update``, then scores its states with the scorer."""
+    table, bp_table = table_forward(model, docs, is_train)
+    return StateScorer(model, table), bp_table
 
-    def __init__(self, model: Model, docs: List[Doc], table: Optional[Floats3d] = None):
+
+class StateScorer:
+    """Scores the actions of parser states over one batch of Docs: the
+    feature table of the batch's tokens and the parameters, fetched once.
+    Calling it scores without gradient (the parse loop, and the states
+    visited while exploring); ``begin_update`` scores with the training
+    forward."""
+
+    def __init__(self, model: Model, table: Floats3d):
         self.model = model
-        self.table = table_forward(model, docs, is_train=False)[0] if table is None else table
+        self.table = table
         lower, labels, upper = model.get_ref("lower"), model.get_ref("labels"), model.get_ref("upper")
         self.nP = lower.get_dim("nP")
         self.b = lower.get_param("b")
@@ -172,24 +185,16 @@ class StepScorer:
             return states_forward(self.model, self.table, ids, lab_ids, is_train=False)[0]
         # CPU: gather, sum and maxout in one C loop
         n_rows, nF, width = self.table.shape
-        hidden = _kernels.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
-                                 lab_ids, self.nP)
+        hidden = _hidden.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
+                                lab_ids, self.nP)
         scores = hidden @ self.W_T
         scores += self.b_out
         return scores
 
-
-def forward(model: Model, inputs: Tuple[List[Doc], Ints2d, Ints2d], is_train: bool) -> Tuple[Floats2d, Callable]:
-    """Training: (docs, ids, label ids) -> scores of every state; ids are rows
-    of the concatenated tokens of ``docs`` (-1 absent)."""
-    docs, ids, lab_ids = inputs
-    table, bp_table = table_forward(model, docs, is_train)
-    scores, bp_states = states_forward(model, table, ids, lab_ids, is_train)
-
-    def backprop(d_scores: Floats2d) -> List[Floats2d]:
-        return bp_table(bp_states(d_scores))
-
-    return scores, backprop
+    def begin_update(self, ids: Ints2d, lab_ids: Ints2d) -> Tuple[Floats2d, Callable]:
+        """Scores of the states with dropout, and the backward pass to the
+        gradient of the feature table."""
+        return states_forward(self.model, self.table, ids, lab_ids, is_train=True)
 
 
 def table_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[Floats3d, Callable]:

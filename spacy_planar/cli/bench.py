@@ -13,8 +13,9 @@ from typing import Callable, Dict, List, Optional
 
 import typer
 
-from .cli import bench_app, msg, stats_of
-from .conllu_io import read_conllu
+from ..conllu_io import read_conllu
+from ._app import bench_app, msg, trees_of
+from .analyse import stats_of
 
 
 def summary(words: int, seconds: List[float]) -> Dict[str, float]:
@@ -60,7 +61,7 @@ def bench_convert(
     import spacy
     from spacy.tokens import DocBin
 
-    from .conllu_io import conllu_to_docs, docs_to_conllu
+    from ..conllu_io import conllu_to_docs, docs_to_conllu
 
     vocab = spacy.blank("xx").vocab
     state = {}
@@ -100,9 +101,8 @@ def bench_oracle(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
-    from .cli import trees_of
-    from .systems import system_for_trees
-    from .systems.base import oracle_check
+    from ..driver import oracle_check
+    from ..systems import system_for_trees
 
     trees = list(trees_of(path))
     words = sum(len(h) for h, _ in trees)
@@ -139,7 +139,7 @@ def bench_speed(
 
     import spacy
 
-    from .cli_pipeline import input_docs
+    from .parse import input_docs
 
     if os.environ.get("OMP_NUM_THREADS") != "1":
         msg.warn("OMP_NUM_THREADS is not 1: BLAS may use several threads")

@@ -1,0 +1,33 @@
+"""The ``spacy-planar`` apps, shared by the command modules (as spaCy's
+``cli/_util.py``): each command module imports them from here, and
+``cli/__init__.py`` imports every command module."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple
+
+import typer
+from wasabi import Printer
+
+from ..conllu_io import SkipReport, read_conllu
+
+msg = Printer()
+app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=True,
+                  help="Non-projective transition-based dependency parsing for spaCy.")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: throughput in words per second.")
+app.add_typer(bench_app, name="bench")
+
+
+def fail(text: str) -> None:
+    """Print an error (unwrapped, so "file:line: reason" stays whole) and exit 1."""
+    typer.secho(f"\u2718 {text}", fg="red", err=True)
+    raise typer.Exit(1)
+
+
+def trees_of(path: Path, report: Optional[SkipReport] = None) -> Iterator[Tuple[List[int], List[str]]]:
+    """(heads, labels) of the annotated sentences of a CoNLL-U file."""
+    for sent in read_conllu(path, skip_invalid=report is not None, report=report):
+        if sent.heads is not None:
+            yield sent.heads, sent.deprels
+
+

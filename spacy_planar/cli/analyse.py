@@ -1,0 +1,133 @@
+"""Treebank analysis: ``stats`` (Gómez-Rodríguez & Nivre 2010, Table 1),
+``transform-check`` (Nivre & Nilsson 2005, Experiment 1) and ``oracle``."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import typer
+
+from ..conllu_io import read_conllu
+from ..driver import oracle_check
+from ..errors import ConlluError
+from ..pseudoproj import ENCODINGS, transform_check
+from ..systems import system_for_trees
+from ..trees import analyse
+from ._app import app, fail, msg, trees_of
+
+
+def stats_of(path: Path) -> Dict:
+    """Table 1 of Gómez-Rodríguez & Nivre (2010) for one file (counts)."""
+    keys = ("words", "nonprojective_arcs", "nonprojective", "nonplanar", "non_2planar", "non_3planar", "ill_nested")
+    total = dict.fromkeys(keys, 0)
+    trees = unannotated = 0
+    for sent in read_conllu(path):
+        if sent.heads is None:
+            unannotated += 1
+            continue
+        trees += 1
+        for k, v in analyse(sent.heads).items():
+            total[k] += v
+    out = {
+        "file": str(path), "trees": trees, "words": total["words"],
+        "nonprojective_arcs": total["nonprojective_arcs"],
+        "nonprojective_trees": total["nonprojective"], "nonplanar_trees": total["nonplanar"],
+        "non_2planar_trees": total["non_2planar"], "non_3planar_trees": total["non_3planar"],
+        "ill_nested_trees": total["ill_nested"],
+    }
+    if unannotated:
+        out["unannotated_sentences"] = unannotated
+    return out
+
+
+@app.command()
+def stats(
+    files: List[Path] = typer.Argument(..., help="CoNLL-U files"),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per file, counts"),
+) -> None:
+    """Projectivity, planarity, m-planarity and ill-nestedness of treebanks."""
+    try:
+        rows = [stats_of(f) for f in files]
+    except (ConlluError, FileNotFoundError) as e:
+        fail(str(e))
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+
+    def share(n: int, d: int) -> str:
+        return f"{n} ({100.0 * n / d:.2f}%)" if d else "0"
+
+    table = []
+    for r in rows:
+        t = r["trees"]
+        table.append((r["file"], t, r["words"], share(r["nonprojective_arcs"], r["words"]),
+                      share(r["nonprojective_trees"], t), share(r["nonplanar_trees"], t),
+                      share(r["non_2planar_trees"], t), share(r["non_3planar_trees"], t),
+                      share(r["ill_nested_trees"], t)))
+    header = ("file", "trees", "words", "non-proj. arcs", "non-proj. trees", "non-planar",
+              "non-2-planar", "non-3-planar", "ill-nested")
+    msg.table(table, header=header, divider=True, aligns=("l",) + ("r",) * 8, max_col=200)
+
+
+@app.command("transform-check")
+def transform_check_cmd(
+    path: Path = typer.Argument(..., help="A CoNLL-U file"),
+    encoding: str = typer.Option("head+path", "--encoding", "-e", help="|".join(ENCODINGS)),
+    as_json: bool = typer.Option(False, "--json"),
+    failures: int = typer.Option(0, "--failures", help="Show up to N arcs not restored"),
+) -> None:
+    """Experiment 1 of Nivre & Nilsson (2005): projectivize, deprojectivize,
+    and count what comes back."""
+    try:
+        res = transform_check(trees_of(path), encoding, keep_failures=failures)
+    except (ConlluError, FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    res = {"file": str(path), **res}
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    lifts = res["lifts"]
+    msg.table([
+        ("trees", res["trees"]), ("non-projective trees", res["nonprojective_trees"]),
+        ("non-projective arcs", res["nonprojective_arcs"]),
+        ("lifted arcs by lifts 1 / 2 / 3 / >3", " / ".join(str(lifts[k]) for k in ("1", "2", "3", ">3"))),
+        ("labels before / after", f"{res['labels_before']} / {res['labels_after']}"),
+        ("non-projective arcs restored", f"{res['restored_arcs']} ({res['restored_percent']:.2f}%)"),
+        ("round-trip LAS", f"{res['roundtrip_las']:.2f}"),
+    ], title=f"{path} ({encoding})")
+    for f in res.get("failures", []):
+        words = " ".join(f"{i}:{lab}>{h}" for i, (h, lab) in enumerate(zip(f["heads"], f["labels"]), 1))
+        print(f"word {f['word']}: gold head {f['gold_head']}, restored {f['restored_head']}, "
+              f"{f['lifts']} lift(s), label {f['projectivized_label']}\n  {words}")
+
+
+@app.command()
+def oracle(
+    path: Path = typer.Argument(..., help="A CoNLL-U file"),
+    system: str = typer.Option("2-planar", "--system", "-s", help="arc-eager|planar|2-planar|swap"),
+    oracle_name: str = typer.Option("lazy", "--oracle", "-o", help="swap: eager|lazy"),
+    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager: " + "|".join(ENCODINGS)),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Run a system's static oracle over every sentence: trees reproduced
+    exactly, trees the system cannot cover, transitions per type."""
+    try:
+        trees = list(trees_of(path))
+        start = time.perf_counter()
+        options = {"swap": {"oracle": oracle_name}, "arc-eager": {"encoding": encoding}}.get(system, {})
+        ts = system_for_trees(system, trees, **options)
+        res = oracle_check(ts, trees)
+        res["seconds"] = time.perf_counter() - start
+    except (ConlluError, FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    res = {"file": str(path), "system": system, **({"oracle": oracle_name} if system == "swap" else {}),
+           **({"encoding": encoding} if system == "arc-eager" else {}), **res}
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    rows = [("trees", res["trees"]), ("reproduced", res["reproduced"]), ("not covered", res["not_covered"])]
+    rows += [(f"{k} transitions", v) for k, v in res["transitions"].items()]
+    rows.append(("seconds", f"{res['seconds']:.2f}"))
+    msg.table(rows, title=f"{path}: {system}" + (f" ({oracle_name} oracle)" if system == "swap" else ""))

@@ -1,0 +1,64 @@
+"""``evaluate``: a parser's CoNLL-U against the gold one."""
+from __future__ import annotations
+
+import json
+from itertools import zip_longest
+from pathlib import Path
+from typing import Iterator, Tuple
+
+import typer
+
+from ..conllu_io import read_conllu
+from ..errors import ConlluError, Errors
+from ..metrics import LENGTH_BINS, Scores
+from ._app import app, fail, msg
+
+
+def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
+    """(gold tree, system tree) per sentence; refuses files that differ."""
+    n = 0
+    g_sents = read_conllu(gold)
+    s_sents = read_conllu(system)
+    for g, s in zip_longest(g_sents, s_sents):
+        n += 1
+        if g is None or s is None:
+            n_g = n - 1 + (g is not None) + sum(1 for _ in g_sents)
+            n_s = n - 1 + (s is not None) + sum(1 for _ in s_sents)
+            raise ValueError(Errors.E040.format(gold=gold, n_gold=n_g, system=system, n_system=n_s))
+        if g.forms != s.forms:
+            i = next((i for i, (a, b) in enumerate(zip(g.forms, s.forms)) if a != b), min(len(g), len(s)))
+            reason = (f"{len(g)} words in gold, {len(s)} in system" if len(g) != len(s)
+                      else f"word {i + 1} is '{g.forms[i]}' in gold, '{s.forms[i]}' in system")
+            raise ValueError(Errors.E041.format(sent=n, gold_line=g.line, system_line=s.line, reason=reason))
+        for sent, path in ((g, gold), (s, system)):
+            if sent.heads is None:
+                raise ValueError(Errors.E042.format(path=path, line=sent.line, sent=n))
+        yield (g.heads, g.deprels), (s.heads, s.deprels)
+
+
+@app.command()
+def evaluate(
+    gold: Path = typer.Argument(..., help="Gold CoNLL-U"),
+    system: Path = typer.Argument(..., help="System CoNLL-U over the same words"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """UAS, LAS, exact match and non-projective arc P/R/F (all words), then
+    UAS / LAS by gold arc length, and over the long arcs (7+) by gold label
+    and side of the head (``--json``: all of them)."""
+    scores = Scores()
+    try:
+        for g, s in paired_trees(gold, system):
+            scores.add(g, s)
+    except (ConlluError, FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    res = scores.as_dict()
+    if as_json:
+        print(json.dumps({**res, "by_length": scores.by_length(), "long_arcs": scores.long_arcs()}, indent=2))
+        return
+    msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
+              title=f"{system} against {gold}")
+    msg.table([(length, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for length, v in scores.by_length().items()],
+              header=("arc length", "gold arcs", "UAS", "LAS"), title="By the length of the gold arc")
+    msg.table([(kind, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for kind, v in scores.long_arcs(top=10).items()],
+              header=("gold label, side of the head", "gold arcs", "UAS", "LAS"),
+              title=f"The gold arcs of {LENGTH_BINS[-1]} words, the most frequent kinds")

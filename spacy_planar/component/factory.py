@@ -1,0 +1,85 @@
+"""The ``planar_parser`` factory: its default config and options."""
+from typing import Callable, Optional
+
+from spacy.language import Language
+from thinc.api import Config, Model
+
+from ..systems.registry import Configured
+from .pipe import PlanarParser
+
+DEFAULT_CONFIG = """
+[model]
+@architectures = "spacy-planar.PlanarParserModel.v1"
+hidden_width = 64
+maxout_pieces = 2
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+
+[transition_system]
+@transition_systems = "spacy-planar.two_planar.v1"
+
+[scorer]
+@scorers = "spacy-planar.parser_scorer.v1"
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
+
+
+@Language.factory(
+    "planar_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config={
+        "model": DEFAULT_MODEL["model"],
+        "transition_system": DEFAULT_MODEL["transition_system"],
+        "single_root": False,
+        "root_label": None,
+        "extra_root_label": "dep",
+        "exploration": 0.0,
+        "exploration_nonprojective": None,
+        "exploration_keep_order": False,
+        "scorer": DEFAULT_MODEL["scorer"],
+    },
+    default_score_weights={
+        "dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "dep_np_p": None, "dep_np_r": None,
+        "dep_np_f": 0.0, "sents_p": None, "sents_r": None, "sents_f": 0.0,
+    },
+)
+def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: Configured, single_root: bool,
+                       root_label: Optional[str], extra_root_label: str, exploration: float,
+                       exploration_nonprojective: Optional[float], exploration_keep_order: bool,
+                       scorer: Optional[Callable]):
+    """A dependency parser whose transition system is chosen in the config:
+    arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
+
+    single_root: give each sentence exactly one root labelled ``root_label``
+        (valid UD). The planar systems parse under the tree constraint
+        (words left without a head when the buffer is empty go back to it
+        and are attached by the model); any roots still left, and those of
+        arc-eager and swap, are attached to the root of the largest tree
+        with ``extra_root_label``.
+    root_label: the label of root words; None: learned from the training data.
+    exploration: training with exploration (Goldberg & Nivre 2012) on the
+        system's dynamic oracle (exact for arc-eager, approximate for planar,
+        2-planar and swap): the probability that a training parse follows the
+        model's own prediction rather than a cheapest move. 0: the static
+        oracle (cached transition sequences).
+    exploration_nonprojective: the same probability for the sentences whose
+        gold tree is non-projective; None: ``exploration``.
+    exploration_keep_order: while exploring, take from the static oracle the
+        moves by which it builds a sentence's non-projective structure, where
+        they cost nothing: swap's SWAPs and 2-planar's SWITCHes and arcs of
+        crossing links. No effect on arc-eager and planar.
+
+    docs/decisions.md has the measurements behind each default.
+    """
+    return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
+                        root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
+                        exploration_nonprojective=exploration_nonprojective,
+                        exploration_keep_order=exploration_keep_order, scorer=scorer)

@@ -1,0 +1,289 @@
+"""The ``planar_parser`` pipeline component: a thin spaCy layer over the
+transition systems (``systems/``), their oracles (``oracles/``), the driver
+loop (``driver.py``) and the model (``model/``); how it learns is in
+``training.py``, its factory in ``factory.py``.
+
+Parsing: the Docs of a batch are cut into units (the sentences set by an
+earlier component, or else whole Docs), all units are parsed together on the
+batched core, each transition scoring every live state at once; the trees
+are decoded (arc-eager: ``deprojectivize``) and written to ``Token.head`` /
+``Token.dep_``, which also sets the sentence boundaries (one per root).
+"""
+from collections import Counter
+from itertools import islice
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from thinc.api import Model, set_dropout_rate
+
+from .. import model as _model  # noqa: F401  (registers the architecture)
+from ..docs import set_trees
+from ..driver import batches, greedy_parse
+from ..errors import Errors
+from ..pseudoproj import undecorate
+from ..scorer import planar_parser_score
+from ..systems import TransitionSystem, Tree
+from ..systems.registry import Configured
+from ..systems.state import INT
+from ..trees import are_trees, one_root
+from .training import Span, Trainer, loss_towards, units
+
+
+class PlanarParser(TrainablePipe):
+    """Non-projective transition-based dependency parser."""
+
+    def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: Configured,
+                 single_root: bool = False, root_label: Optional[str] = None, extra_root_label: str = "dep",
+                 exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
+                 exploration_keep_order: bool = False, scorer: Optional[Callable] = planar_parser_score):
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.make_system = transition_system
+        self.scorer = scorer
+        for option, value in (("exploration", exploration), ("exploration_nonprojective", exploration_nonprojective)):
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ValueError(Errors.E061.format(name=name, option=option, value=value))
+        self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
+                    "extra_root_label": extra_root_label, "exploration": exploration,
+                    "exploration_nonprojective": exploration_nonprojective,
+                    "exploration_keep_order": bool(exploration_keep_order),
+                    "system": transition_system.to_dict()}
+        self._learn_root_label = root_label is None
+        self._system: Optional[TransitionSystem] = None
+        self.trainer = Trainer(self.cfg["root_label"])
+        # called after each parse step as observer(system, states, the actions just
+        # applied (-1: none), token offsets naming the units), for diagnostics
+        # (``spacy-planar stacks``); None in normal use
+        self.observer: Optional[Callable] = None
+
+    # --- the transition system and labels ---------------------------------------
+    @property
+    def system(self) -> TransitionSystem:
+        if self._system is None:
+            self._system = self.make_system(self.cfg["labels"], self.cfg["root_label"])
+            if self.cfg.get("features"):  # the templates the model was trained with
+                self._system.features = tuple(self.cfg["features"])
+                self._system.label_features = tuple(self.cfg.get("label_features", ()))
+        return self._system
+
+    def _reset(self) -> None:
+        """The labels or the root label changed: rebuild the system, forget the oracle cache."""
+        self._system = None
+        self.trainer.clear(self.cfg["root_label"])
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """The dependency labels, plain (pseudo-projective marks stay inside)."""
+        return tuple(sorted({undecorate(l) for l in self.cfg["labels"]} | {self.cfg["root_label"]}))
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    @property
+    def skipped(self):
+        """Training Examples left out, by reason."""
+        return self.trainer.skipped
+
+    def add_label(self, label: str) -> int:
+        if label in self.cfg["labels"]:
+            return 0
+        self.cfg["labels"] = sorted(set(self.cfg["labels"]) | {label})
+        self._reset()
+        return 1
+
+    def _resize(self) -> None:
+        system = self.system
+        self.model.get_ref("lower").set_dim("nF", len(system.features), force=True)
+        self.model.get_ref("labels").set_dim("nL", len(system.label_features), force=True)
+        self.model.get_ref("labels").set_dim("nV", len(system.labels) + 1, force=True)
+        upper = self.model.get_ref("upper")
+        if upper.has_param("W") and upper.get_dim("nO") != len(system.table):
+            raise ValueError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"),
+                                                n_system=len(system.table)))
+        self.model.set_dim("nO", len(system.table), force=True)
+        upper.set_dim("nO", len(system.table), force=True)
+
+    # --- training ---------------------------------------------------------------------
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[Sequence[str]] = None) -> None:
+        validate_get_examples(get_examples, "PlanarParser.initialize")
+        roots: Counter = Counter()
+        for eg in get_examples():
+            for tok in eg.reference:
+                if eg.reference.has_annotation("DEP") and tok.head.i == tok.i:
+                    roots[tok.dep_] += 1
+        if roots and self._learn_root_label:
+            self.cfg["root_label"] = roots.most_common(1)[0][0]
+        self._reset()
+        probe = self.make_system([], self.cfg["root_label"])
+        found = set(labels or [])
+        for eg in get_examples():
+            for _, tree in self.trainer.gold_trees(eg) or []:
+                found.update(probe.prepare_tree(*tree)[1])
+        self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
+        self.cfg["features"] = list(probe.features)
+        self.cfg["label_features"] = list(probe.label_features)
+        self._reset()
+        self._resize()
+        sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        self.model.initialize(X=sample)
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One batched update. Units trained with probability 0 of exploring
+        (``exploration`` / ``exploration_nonprojective``) take the static
+        oracle's cached transitions and are trained towards its action; the
+        others are parsed with the current model (``exploration_run``) and
+        trained towards their states' targets. One tok2vec pass, with dropout
+        and gradient, serves both and the parse (a tok2vec listener only has
+        outputs in training mode)."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "PlanarParser.update")
+        docs, starts, static, exploring = [], [], [], []
+        offset = 0
+        for eg in examples:
+            trees = self.trainer.gold_trees(eg)
+            if not trees:
+                continue
+            chances = [self._exploration_of(tree[0]) for _, tree in trees]
+            static.append([u for u, p in zip(trees, chances) if p == 0.0])
+            exploring.append([(u, p) for u, p in zip(trees, chances) if p > 0.0])
+            docs.append(eg.predicted)
+            starts.append(offset)
+            offset += len(eg.predicted)
+        if not docs:
+            return losses
+        set_dropout_rate(self.model, drop)
+        scorer, backprop = self.model.begin_update(docs)
+        steps = [self.trainer.static_steps(self.system, docs, static, starts)]
+        if any(exploring):
+            score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
+            steps.append(self.trainer.exploring_steps(self.system, score, exploring, starts,
+                                                      self.cfg["exploration_keep_order"]))
+        steps = [part for part in steps if part is not None]
+        if not steps:
+            return losses
+        ids, labs, targets, valid = (np.concatenate(part) for part in zip(*steps))
+        scores, bp_states = scorer.begin_update(ids, labs)
+        d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
+        backprop(bp_states(d_scores))
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _exploration_of(self, heads: Sequence[int]) -> float:
+        """The probability of exploring when training on this gold tree."""
+        explore_np = self.cfg.get("exploration_nonprojective")
+        if explore_np is None or self.trainer.is_projective(heads):
+            return self.cfg["exploration"]
+        return explore_np
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError("PlanarParser computes its loss inside update()")
+
+    # --- parsing -----------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> List[List[Tuple[Span, Tree]]]:
+        docs = list(docs)
+        found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        out: List[List] = [[] for _ in docs]
+        if not found:
+            return out
+        system = self.system
+        scorer = self.model.predict(docs)
+        score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
+        doc_start = np.cumsum([0] + [len(d) for d in docs])
+        for idx in batches([e - s for _, s, e in found], 2048):
+            group = [found[i] for i in idx]
+            trees = greedy_parse(system, score, [e - s for _, s, e in group],
+                                 np.array([doc_start[k] + s for k, s, _ in group], dtype=INT),
+                                 finish=self.cfg["single_root"], observer=self.observer)
+            for (k, s, e), tree in zip(group, trees):
+                out[k].append(((s, e), tree))
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        """Heads and labels of every unit (the units of a Doc tile it),
+        checked as trees all at once, then written Doc by Doc."""
+        docs = list(docs)
+        all_heads: List[int] = []
+        all_labels: List[str] = []
+        lengths: List[int] = []
+        for doc_units in predictions:
+            for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
+                if self.cfg["single_root"]:
+                    heads, labels = one_root(heads, labels, self.cfg["root_label"], self.cfg["extra_root_label"])
+                all_heads.extend(heads)
+                all_labels.extend(labels)
+                lengths.append(len(heads))
+        if not lengths:
+            return
+        heads = np.asarray(all_heads, dtype=np.int64)
+        bounds = np.cumsum([0] + lengths)
+        for u in np.flatnonzero(~are_trees(heads, lengths)):  # never expected; keep the Doc valid
+            heads[bounds[u]:bounds[u + 1]] = 0
+            all_labels[bounds[u]:bounds[u + 1]] = [self.cfg["root_label"]] * int(lengths[u])
+        set_trees(docs, heads, [undecorate(label) for label in all_labels], lengths)
+
+    # --- serialization -------------------------------------------------------------
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        serialize = {
+            "cfg": lambda: srsly.json_dumps(self.cfg),
+            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
+            "model": lambda: self.model.to_bytes(),
+        }
+        return util.to_bytes(serialize, exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "model": lambda b: None,
+        }
+        msg = util.from_bytes(bytes_data, deserialize, exclude)
+        if "model" not in exclude and "model" in msg:
+            self._resize()
+            self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        serialize = {
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+            "model": lambda p: self.model.to_disk(p),
+        }
+        util.to_disk(path, serialize, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "model": lambda p: None,
+        }
+        util.from_disk(path, deserialize, exclude)
+        if "model" not in exclude:
+            self._resize()
+            with (util.ensure_path(path) / "model").open("rb") as f:
+                self.model.from_bytes(f.read())
+        return self
+
+    # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
+    # overrides them); the rest of cfg (labels, system) is what was learned
+    OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
+               "exploration_keep_order")
+
+    def _load_cfg(self, cfg: dict) -> None:
+        self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
+        self._reset()
+

@@ -1,0 +1,191 @@
+"""How ``planar_parser`` learns: gold trees of the units of an Example, the
+static oracle's transitions (computed once per unit and cached), the states
+visited while exploring, and the loss.
+
+The static oracle's transitions and feature tokens of each unit are cached,
+keyed by the words and the gold tree, so the model scores all the
+transitions of a batch in one pass; units trained with exploration are
+parsed with the current model first (``driver.exploration_run``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.attrs import ORTH
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..docs import span_tree
+from ..driver import batches, exploration_run, oracle_run, oracle_targets
+from ..oracles import make_oracle
+from ..systems import TransitionSystem, Tree
+from ..systems.state import INT
+from ..trees import is_projective, tree_error
+
+Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
+Steps = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # feature tokens, label features, targets, valid
+
+
+def units(doc: Doc) -> List[Span]:
+    """Parse units: the sentences set by an earlier component, else the Doc."""
+    if len(doc) == 0:
+        return []
+    if doc.has_annotation("SENT_START") and not doc.has_annotation("DEP"):
+        return [(s.start, s.end) for s in doc.sents]
+    return [(0, len(doc))]
+
+
+class Trainer:
+    """The training side of one ``PlanarParser``: its oracle cache, and the
+    steps a batch of Examples trains on."""
+
+    def __init__(self, root_label: str):
+        self.root_label = root_label
+        self.cache: Dict[int, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.projective: Dict[Tuple[int, ...], bool] = {}
+        self.skipped: Counter = Counter()
+
+    def clear(self, root_label: str) -> None:
+        """Forget the cached transitions (the labels or the system changed)."""
+        self.root_label = root_label
+        self.cache.clear()
+
+    # --- gold trees ------------------------------------------------------------------
+    def gold_trees(self, eg: Example) -> Optional[List[Tuple[Span, Tree]]]:
+        """The gold tree of each unit of ``eg.predicted``, or None (counted in
+        ``skipped``) where the reference has no parse or the tokens do not
+        align. A head outside the unit makes its word a root."""
+        x, y = eg.predicted, eg.reference
+        if not y.has_annotation("DEP"):
+            self.skipped["no gold parse"] += 1
+            return None
+        if len(x) == len(y) and np.array_equal(x.to_array(ORTH), y.to_array(ORTH)):
+            out = []
+            for start, end in units(x):
+                h, d = span_tree(y, start, end)
+                tree = ([max(head, 0) for head in h], [lab if head > 0 else self.root_label for head, lab in zip(h, d)])
+                out.append(((start, end), tree))
+        else:
+            heads, deps = eg.get_aligned_parse(projectivize=False)
+            if any(h is None for h in heads) or any(d is None for d in deps):
+                self.skipped["tokenisation differs from the gold one"] += 1
+                return None
+            out = []
+            for start, end in units(x):
+                inside = [start <= heads[i] < end and heads[i] != i for i in range(start, end)]
+                h = [heads[i] - start + 1 if ok else 0 for i, ok in zip(range(start, end), inside)]
+                d = [deps[i] if ok else self.root_label for i, ok in zip(range(start, end), inside)]
+                out.append(((start, end), (h, d)))
+        for _, (h, _) in out:
+            if tree_error(h) is not None:
+                self.skipped["gold tree not well-formed"] += 1
+                return None
+        return out
+
+    def is_projective(self, heads: Sequence[int]) -> bool:
+        """``trees.is_projective``, remembered per gold tree across epochs."""
+        key = tuple(heads)
+        if key not in self.projective:
+            self.projective[key] = is_projective(heads)
+        return self.projective[key]
+
+    # --- the static oracle -------------------------------------------------------------
+    def oracle_steps(self, system: TransitionSystem, docs: Sequence[Doc],
+                     trees: Sequence[List[Tuple[Span, Tree]]]) -> List[List]:
+        """Per Doc: a list of (start, features, label features, actions,
+        valid moves), one per unit of ``trees`` (its gold trees), from the
+        cache or from one batched oracle run."""
+        todo: List[Tuple[int, int, Tree, int]] = []
+        out: List[List] = []
+        for k, (doc, doc_trees) in enumerate(zip(docs, trees)):
+            if not doc_trees:
+                out.append([])
+                continue
+            key = hash((tuple(t.text for t in doc), tuple((u, tuple(h), tuple(d)) for u, (h, d) in doc_trees)))
+            if key in self.cache:
+                out.append(self.cache[key])
+                continue
+            out.append([])
+            for u, tree in doc_trees:
+                todo.append((k, u[0], system.prepare_tree(*tree), key))
+        if todo:
+            self._run_oracle(system, todo, out)
+        return out
+
+    def _run_oracle(self, system: TransitionSystem, todo: List[Tuple[int, int, Tree, int]], out: List[List]) -> None:
+        prepared = [t for _, _, t, _ in todo]
+        chunks: List[Tuple[np.ndarray, ...]] = []  # (unit of each row, features, labels, actions, valid)
+        for idx in batches([len(t[0]) for t in prepared], 256):
+            run = oracle_run(system, [prepared[i] for i in idx], with_features=True, keep_trees=False)
+            for rows, feats, labs, actions, valid in run.steps:
+                chunks.append((idx[rows], feats, labs, actions, valid))
+        unit = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0, dtype=INT)
+        order = np.argsort(unit, kind="stable")  # by unit, each unit's steps in order
+        arrays = [np.concatenate([c[j] for c in chunks])[order] if chunks else None for j in range(1, 5)]
+        ends = np.cumsum(np.bincount(unit, minlength=len(todo)))
+        for u, (k, start, _, _) in enumerate(todo):
+            a, b = (ends[u - 1] if u else 0), ends[u]
+            if a == b:
+                continue
+            f, l, acts, v = (x[a:b] for x in arrays)
+            out[k].append((start, f.astype(np.int32), l.astype(np.int32), acts.astype(INT), v.astype(bool)))
+        for (k, _, _, key) in todo:
+            self.cache[key] = out[k]
+
+    def static_steps(self, system: TransitionSystem, docs: List[Doc], trees: List[List],
+                     starts: List[int]) -> Optional[Steps]:
+        """The static oracle's states of ``trees`` (per Doc, its units' gold
+        trees; ``starts``: each Doc's first row in the batch's feature
+        table), the oracle's action the one target of each."""
+        ids, labs, actions, valid = [], [], [], []
+        for doc_units, offset in zip(self.oracle_steps(system, docs, trees), starts):
+            for start, f, l, a, v in doc_units:
+                ids.append(np.where(f >= 0, f + offset + start, -1))
+                labs.append(l)
+                actions.append(a)
+                valid.append(v)
+        if not ids:
+            return None
+        targets, valid_actions = oracle_targets(system, np.concatenate(actions), np.concatenate(valid))
+        return np.concatenate(ids), np.concatenate(labs), targets, valid_actions
+
+    # --- exploration -------------------------------------------------------------------
+    def exploring_steps(self, system: TransitionSystem, score, units: List[List], starts: List[int],
+                        keep_order: bool) -> Steps:
+        """The same for training with exploration (Goldberg & Nivre 2012):
+        ``units`` (per Doc, (unit, probability of exploring) pairs) are parsed
+        with the current model (``score``), following its prediction with
+        that probability, else the best-scored target action, and every
+        state is recorded with its targets (``Oracle.targets``)."""
+        trees, offsets, follow = [], [], []
+        for doc_units, offset in zip(units, starts):
+            for ((start, _), tree), chance in doc_units:
+                trees.append(system.label_tree(system.prepare_tree(*tree)))
+                offsets.append(offset + start)
+                follow.append(chance)
+        st = system.init_states([len(h) for h, _ in trees])
+        oracle = make_oracle(system, st, trees)
+        return exploration_run(system, st, oracle, score, np.asarray(follow), np.asarray(offsets, dtype=INT),
+                               keep_order=keep_order)
+
+
+def softmax_over(xp, scores, valid):
+    """Softmax of each row over its valid actions (0 elsewhere)."""
+    masked = xp.where(valid, scores, -1e9)
+    masked = masked - masked.max(axis=1, keepdims=True)
+    probs = xp.exp(masked) * valid
+    probs /= probs.sum(axis=1, keepdims=True)
+    return probs
+
+
+def loss_towards(ops, scores, targets: np.ndarray, valid: np.ndarray):
+    """Softmax over the valid actions; cross-entropy with the set of target
+    actions (the probability mass on any of them). Returns (d_scores, loss)."""
+    targets = ops.asarray(targets)
+    probs = softmax_over(ops.xp, scores, ops.asarray(valid))
+    on_target = (probs * targets).sum(axis=1, keepdims=True)
+    loss = float(-ops.xp.log(on_target + 1e-12).sum())
+    d_scores = probs - probs * targets / (on_target + 1e-12)
+    return d_scores, loss

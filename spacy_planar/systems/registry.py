@@ -1,0 +1,73 @@
+"""Registered functions: the transition systems, selectable in a config.
+
+``registry.transition_systems`` is a custom spaCy registry (like
+spacy-transformers' ``span_getters``); each function returns the system's
+class configured with its options (:class:`Configured`), which the
+component calls with the labels once it knows them::
+
+    [components.planar_parser.transition_system]
+    @transition_systems = "spacy-planar.two_planar.v1"
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import catalogue
+from spacy.util import registry
+
+from ..pseudoproj import check_encoding
+from .arc_eager import ArcEager
+from .base import TransitionSystem
+from .planar import Planar
+from ..errors import Errors
+from .swap import SWAP_ORACLES, Swap
+from .two_planar import TwoPlanar
+
+if not hasattr(registry, "transition_systems"):
+    registry.transition_systems = catalogue.create("spacy", "transition_systems", entry_points=True)
+
+
+class Configured:
+    """A transition system class with the options a config gave it; called
+    with the labels it returns the system."""
+
+    def __init__(self, cls: type, **options):
+        self.cls = cls
+        self.options = options
+
+    def __call__(self, labels: Sequence[str], root_label: str = "root") -> TransitionSystem:
+        return self.cls(labels, root_label, **self.options)
+
+    def to_dict(self) -> dict:
+        return {"name": self.cls.name, **self.options}
+
+    def __repr__(self) -> str:
+        return f"Configured({self.cls.__name__}, {self.options})"
+
+
+@registry.transition_systems("spacy-planar.arc_eager.v1")
+def arc_eager(encoding: str = "head+path") -> Configured:
+    """Arc-eager (Nivre 2003) on pseudo-projective trees (Nivre & Nilsson 2005),
+    with the encoding baseline, head, path or head+path."""
+    return Configured(ArcEager, encoding=check_encoding(encoding))
+
+
+@registry.transition_systems("spacy-planar.planar.v1")
+def planar() -> Configured:
+    """The planar system (Gómez-Rodríguez & Nivre 2010, section 4)."""
+    return Configured(Planar)
+
+
+@registry.transition_systems("spacy-planar.two_planar.v1")
+def two_planar() -> Configured:
+    """The 2-planar system with two stacks and SWITCH (Gómez-Rodríguez & Nivre 2010, section 5)."""
+    return Configured(TwoPlanar)
+
+
+@registry.transition_systems("spacy-planar.swap.v1")
+def swap(oracle: str = "lazy") -> Configured:
+    """The swap system (Nivre 2009) trained with the eager or the lazy oracle
+    (Nivre, Kuhlmann & Hall 2009)."""
+    if oracle not in SWAP_ORACLES:
+        raise ValueError(Errors.E071.format(oracle=oracle))
+    return Configured(Swap, oracle=oracle)
