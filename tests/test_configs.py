@@ -28,6 +28,39 @@ def test_five_configs():
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
+def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
+    """configs/X.cfg is what `spacy-planar init-config X` writes (the shared
+    base with X's partial): edit spacy_planar/configs/, then rerun it."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    out = tmp_path / config.name
+    r = CliRunner().invoke(app, ["init-config", config.stem, str(out)])
+    assert r.exit_code == 0, r.output
+    assert out.read_text(encoding="utf-8") == config.read_text(encoding="utf-8")
+
+
+def test_init_config_takes_a_base_of_ones_own(tmp_path):
+    from thinc.api import Config
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+    from spacy_planar.cli.init_config import PARTS
+
+    base = tmp_path / "base.cfg"
+    base.write_text((PARTS / "base.cfg").read_text(encoding="utf-8").replace("dropout = 0.1", "dropout = 0.3"),
+                    encoding="utf-8")
+    r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "swap.cfg"), "--base", str(base)])
+    assert r.exit_code == 0, r.output
+    config = Config().from_disk(tmp_path / "swap.cfg", interpolate=False)
+    assert config["training"]["dropout"] == 0.3
+    assert config["components"]["planar_parser"]["transition_system"]["@transition_systems"] == "spacy-planar.swap.v1"
+    r = CliRunner().invoke(app, ["init-config", "nope", str(tmp_path / "x.cfg")])
+    assert r.exit_code == 1 and "unknown system 'nope'" in r.output
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_spacy_train_runs(config, small_corpus, tmp_path):
     cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
            "--paths.train", str(small_corpus), "--paths.dev", str(small_corpus),
@@ -143,9 +176,9 @@ def test_spacy_init_labels(small_corpus, tmp_path):
 
 def test_project_passes_two_planars_settings_as_in_its_config():
     """project.yml trains 2-planar with its exploration settings as variables
-    (another setting for treebanks with few non-projective trees: README,
-    "Parsers compared"); their defaults must be configs/two_planar.cfg's
-    values, and every 2-planar training of the project must use them."""
+    (another setting for treebanks with few non-projective trees:
+    docs/results.md); their defaults must be configs/two_planar.cfg's
+    values, and the project's 2-planar training must use them."""
     import srsly
     from thinc.api import Config
     root = Path(__file__).resolve().parents[1]
@@ -157,7 +190,7 @@ def test_project_passes_two_planars_settings_as_in_its_config():
     assert {name: project["vars"][name] for name in settings} == settings
     lines = [line for command in project["commands"] for line in command.get("script", [])
              if "train configs/two_planar.cfg" in line]
-    assert len(lines) == 2  # train and train-full
+    assert len(lines) == 1
     for line in lines:
         for name in settings:
             assert f"${{vars.{name}}}" in line

@@ -1,0 +1,72 @@
+"""``init-config``: a training config from the shared base and one parser's partial."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import typer
+
+from ..conllu_io import atomic_output
+from ._app import app, fail, msg
+
+PARTS = Path(__file__).resolve().parents[1] / "configs"
+SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "spacy_parser")
+
+
+def _sections(text: str) -> List[Tuple[str, List[str]]]:
+    """(header, lines) of each section of a config's text, in order; the
+    comment lines before the first section are dropped."""
+    out: List[Tuple[str, List[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("["):
+            out.append((line.strip(), []))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def merged_config(system: str, base: Optional[Path] = None) -> str:
+    """The text of the training config of ``system`` (one of
+    ``SYSTEM_CONFIGS``): ``base`` (default: the package's base.cfg) with the
+    system's partial config merged in, section by section: a section the
+    base has gets the partial's settings in place of its own, the others go
+    after the base's last ``[components...]`` section. Variables are left as
+    they are."""
+    if system not in SYSTEM_CONFIGS:
+        raise ValueError(f"unknown system '{system}': expected one of {', '.join(SYSTEM_CONFIGS)}")
+    base_path = PARTS / "base.cfg" if base is None else Path(base)
+    if not base_path.is_file():
+        raise FileNotFoundError(f"{base_path}: file not found")
+    sections = _sections(base_path.read_text(encoding="utf-8"))
+    headers = [h for h, _ in sections]
+    last = max((i for i, h in enumerate(headers) if h.startswith("[components")), default=len(sections) - 1)
+    added: List[Tuple[str, List[str]]] = []
+    for header, lines in _sections((PARTS / f"{system}.cfg").read_text(encoding="utf-8")):
+        if header not in headers:
+            added.append((header, lines if lines and not lines[-1].strip() else [*lines, ""]))
+            continue
+        old = sections[headers.index(header)][1]
+        settings = {line.split("=", 1)[0].strip(): line for line in lines if "=" in line}
+        merged = [settings.pop(line.split("=", 1)[0].strip(), line) if "=" in line else line for line in old]
+        merged[-1:-1] = list(settings.values())
+        sections[headers.index(header)] = (header, merged)
+    sections[last + 1:last + 1] = added
+    text = "\n".join(line for header, lines in sections for line in [header, *lines])
+    return f"# spacy-planar init-config {system}: base.cfg merged with {system}.cfg\n{text.rstrip()}\n"
+
+
+@app.command("init-config")
+def init_config(
+    system: str = typer.Argument(..., help="|".join(SYSTEM_CONFIGS)),
+    output_path: Path = typer.Argument(..., help="Where to write the config (.cfg)"),
+    base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
+) -> None:
+    """Write a training config: the shared base (tok2vec, corpora, training)
+    merged with one parser's partial config."""
+    try:
+        text = merged_config(system, base)
+    except (FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    with atomic_output(output_path) as f:
+        f.write(text)
+    msg.good(f"Wrote {output_path}")
