@@ -28,6 +28,7 @@ from typing import Dict, IO, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import conllu
 
+from .docs import OUTSIDE, span_tree, ud_labels
 from .errors import ConlluError, Errors
 from .trees import tree_error
 
@@ -136,6 +137,8 @@ class _CheckedLines:
                 self.fail(block, lineno, Errors.E001.format(reason=e.reason, start=e.start))
                 continue
             line = line.rstrip("\r\n")
+            if lineno == 1 and line.startswith("\ufeff"):  # a UTF-8 byte order mark
+                line = line[1:]
             if line.strip():
                 if block is None:
                     block = _Block(lineno)
@@ -220,11 +223,12 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
     path = str(path)
     if report is None:
         report = SkipReport()
-    if not os.path.exists(path):
-        raise FileNotFoundError(Errors.E031.format(path=path))
+    check_input(path)
     with open(path, "rb") as stream:
         lines = _CheckedLines(stream, path, skip_invalid, report)
+        found = False
         for tokenlist in conllu.parse_incr(lines, field_parsers=_FIELD_PARSERS):
+            found = True
             block = lines.blocks.popleft()
             sent = _to_sentence(tokenlist, block, path)
             fault = None if sent.heads is None else tree_error(sent.heads)
@@ -236,6 +240,16 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
                 report.skipped.append((line, reason))
                 continue
             yield sent
+        if not found and not report.skipped:
+            raise ConlluError(path, 1, Errors.E015)
+
+
+def check_input(path: Union[str, Path]) -> None:
+    """Raise a one-line error unless ``path`` is a file that exists."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(Errors.E031.format(path=path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(Errors.E032.format(path=path))
 
 
 def _to_sentence(tokenlist: conllu.TokenList, block: _Block, path: str) -> Sentence:
@@ -408,7 +422,8 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
     """A Doc as CoNLL-U text: any Doc, from a treebank (comments, ranges and
     empty nodes come back as they were) or from raw text (``sent_id`` and
     ``text`` comments are made, whitespace gives ``SpaceAfter=No``). Tokens
-    without a parse get HEAD and DEPREL ``_``."""
+    without a parse get HEAD and DEPREL ``_``; spaCy's root label ``ROOT`` is
+    written as UD's ``root``."""
     parsed = doc.has_annotation("DEP")
     out: List[str] = []
     for k, (start, end, stored) in enumerate(_sentence_bounds(doc)):
@@ -426,6 +441,11 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
             out.append(f"# text = {tokens.text.strip()}")
             ranges, empty, feats, deprels = {}, {}, {}, None
         inside_until = -1
+        if parsed:
+            heads, labels = span_tree(doc, start, end)
+            if OUTSIDE in heads:
+                raise ValueError(Errors.E020.format(doc=doc_index, token=start + heads.index(OUTSIDE)))
+            labels = ud_labels(heads, labels)
         out.extend(empty.get(0, []))
         for i, token in enumerate(tokens):
             if i in ranges:
@@ -435,13 +455,7 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
                 out.append("\t".join(cols))
                 inside_until = int(last)
             if parsed:
-                if token.head.i == token.i:
-                    head = "0"
-                elif start <= token.head.i < end:
-                    head = str(token.head.i - start + 1)
-                else:
-                    raise ValueError(Errors.E020.format(doc=doc_index, token=token.i))
-                deprel = _field(token.dep_)
+                head, deprel = str(heads[i]), _field(labels[i])
             else:
                 head = "_"
                 deprel = deprels[i] if deprels else "_"
@@ -474,11 +488,16 @@ def atomic_output(path: Union[str, Path], mode: str = "w"):
     """Write to a temporary file beside ``path`` and move it into place only
     when the block succeeds: never a half-written output."""
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(Errors.E032.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             yield f
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as any other written file (mkstemp makes it 0600)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -517,8 +536,7 @@ def read_docbin(path: Union[str, Path], lang: str = "xx") -> List:
     import spacy
     from spacy.tokens import DocBin
 
-    if not os.path.exists(path):
-        raise FileNotFoundError(Errors.E031.format(path=path))
+    check_input(path)
     vocab = spacy.blank(lang).vocab
     return list(DocBin(store_user_data=True).from_disk(path).get_docs(vocab))
 

@@ -17,12 +17,15 @@ class Errors:
     E012 = "[E012] sentence has comments but no words"
     E013 = "[E013] {reason}"
     E014 = "[E014] a field contains two consecutive spaces, which the conllu library reads as a column separator"
+    E015 = "[E015] the file holds no sentence"
+    E016 = "[E016] the file holds no text"
     # DocBin / Doc to CoNLL-U
     E020 = "[E020] Doc {doc}: token {token} has its head outside its sentence"
     E021 = "[E021] cannot put annotated and unannotated sentences in one Doc (set n_sents=1)"
     # conversions and files
-    E030 = "[E030] unknown file type '{path}': expected .conllu or .spacy"
+    E030 = "[E030] convert takes one DocBin (.spacy) and one CoNLL-U file, got {input} and {output}"
     E031 = "[E031] {path}: file not found"
+    E032 = "[E032] {path}: is a directory, not a file"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"

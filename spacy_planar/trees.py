@@ -347,16 +347,16 @@ def projective_order(heads: Heads) -> np.ndarray:
 
 def one_root(heads: Sequence[int], labels: Sequence[str], root_label: str = "root",
              extra_root_label: str = "dep") -> Tuple[List[int], List[str]]:
-    """The tree with one root: every root but the one of the largest tree
-    (the first on ties) is attached to that one with ``extra_root_label``;
-    the root keeps ``root_label``.
+    """The tree with one root labelled ``root_label``: every root but the one
+    of the largest tree (the first on ties) is attached to that one with
+    ``extra_root_label``.
 
     >>> one_root([0, 1, 0], ["root", "obj", "root"])
     ([0, 1, 1], ['root', 'obj', 'dep'])
     """
     roots = [i + 1 for i, h in enumerate(heads) if h == 0]
     if len(roots) <= 1:
-        return list(heads), list(labels)
+        return list(heads), [root_label if h == 0 else label for h, label in zip(heads, labels)]
     size: Dict[int, int] = {}
     for w in range(1, len(heads) + 1):
         r = w

@@ -70,6 +70,24 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     nlp = spacy.load(tmp_path / "out" / "model-last")
     doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     assert all(0 <= t.head.i < len(doc) for t in doc)
+    if config.stem == "spacy_parser":
+        return
+    # raw text in, valid UD out: one sentence per line, one root labelled root (a barely
+    # trained model makes many headless words: single_root attaches them)
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+    from spacy_planar.conllu_io import read_conllu
+
+    text = tmp_path / "text.txt"
+    text.write_text("jah qaþ imma .\n\nunte swa galaubida guþ þamma fairhwau , swaswe sunu seinana .\n",
+                    encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text), str(tmp_path / "p.conllu")])
+    assert r.exit_code == 0, r.output
+    sents = list(read_conllu(tmp_path / "p.conllu"))
+    assert [s.text for s in sents] == ["jah qaþ imma .", "unte swa galaubida guþ þamma fairhwau , swaswe sunu seinana ."]
+    for s in sents:
+        assert s.heads.count(0) == 1 and s.deprels[s.heads.index(0)] == "root"
 
 
 def test_every_entry_point_resolves():

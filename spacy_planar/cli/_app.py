@@ -11,9 +11,28 @@ from wasabi import Printer
 
 from ..conllu_io import SkipReport, read_conllu
 
+from .. import __version__
+from ..errors import ConlluError
+
+# what a command reports as one line and exit 1: bad input (file, line,
+# reason), a file that is missing or a directory, a value out of range
+USER_ERRORS = (ConlluError, OSError, ValueError)
+
 msg = Printer()
 app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=True,
                   help="Non-projective transition-based dependency parsing for spaCy.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"spacy-planar {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit")) -> None:
+    """Non-projective transition-based dependency parsing for spaCy."""
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: throughput in words per second.")
 app.add_typer(bench_app, name="bench")
 

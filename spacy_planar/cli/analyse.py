@@ -11,11 +11,10 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..driver import oracle_check
-from ..errors import ConlluError
 from ..pseudoproj import ENCODINGS, transform_check
 from ..systems import system_for_trees
 from ..trees import analyse
-from ._app import app, fail, msg, trees_of
+from ._app import USER_ERRORS, app, fail, msg, trees_of
 
 
 def stats_of(path: Path) -> Dict:
@@ -50,7 +49,7 @@ def stats(
     """Projectivity, planarity, m-planarity and ill-nestedness of treebanks."""
     try:
         rows = [stats_of(f) for f in files]
-    except (ConlluError, FileNotFoundError) as e:
+    except USER_ERRORS as e:
         fail(str(e))
     if as_json:
         print(json.dumps(rows, indent=2))
@@ -78,11 +77,13 @@ def transform_check_cmd(
     as_json: bool = typer.Option(False, "--json"),
     failures: int = typer.Option(0, "--failures", help="Show up to N arcs not restored"),
 ) -> None:
-    """Experiment 1 of Nivre & Nilsson (2005): projectivize, deprojectivize,
+    """Projectivize and deprojectivize a treebank, and count what comes back.
+
+    Experiment 1 of Nivre & Nilsson (2005): projectivize, deprojectivize,
     and count what comes back."""
     try:
         res = transform_check(trees_of(path), encoding, keep_failures=failures)
-    except (ConlluError, FileNotFoundError, ValueError) as e:
+    except USER_ERRORS as e:
         fail(str(e))
     res = {"file": str(path), **res}
     if as_json:
@@ -111,7 +112,9 @@ def oracle(
     encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager: " + "|".join(ENCODINGS)),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Run a system's static oracle over every sentence: trees reproduced
+    """Run a system's static oracle over every tree of a treebank.
+
+    Run a system's static oracle over every sentence: trees reproduced
     exactly, trees the system cannot cover, transitions per type."""
     try:
         trees = list(trees_of(path))
@@ -120,7 +123,7 @@ def oracle(
         ts = system_for_trees(system, trees, **options)
         res = oracle_check(ts, trees)
         res["seconds"] = time.perf_counter() - start
-    except (ConlluError, FileNotFoundError, ValueError) as e:
+    except USER_ERRORS as e:
         fail(str(e))
     res = {"file": str(path), "system": system, **({"oracle": oracle_name} if system == "swap" else {}),
            **({"encoding": encoding} if system == "arc-eager" else {}), **res}

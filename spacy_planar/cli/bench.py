@@ -132,7 +132,9 @@ def bench_speed(
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Parse speed of whole pipelines, side by side in one run: the repeats
+    """Parse speed of trained pipelines, side by side in one run.
+
+    Parse speed of whole pipelines, side by side in one run: the repeats
     go round the pipelines in turn; best, median and max, and the ratio to
     the first pipeline. Run single-threaded (OMP_NUM_THREADS=1)."""
     import os
@@ -168,7 +170,9 @@ def bench_train(
     epochs: int = typer.Option(3, "--epochs", "-e", help="Timed epochs (repeats)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Training throughput (words/s of nlp.update over the same Docs and
+    """Training throughput of configs, side by side in one run.
+
+    Training throughput (words/s of nlp.update over the same Docs and
     batches) of each config, side by side; epochs go round the configs in
     turn. The first epoch of ours includes the oracle (then cached)."""
     import random

@@ -7,34 +7,33 @@ from typing import List
 import typer
 
 from ..conllu_io import SkipReport, conllu_to_docbin, docbin_to_conllu, roundtrip_diffs
-from ..errors import ConlluError, Errors
-from ._app import app, fail, msg
+from ..errors import Errors
+from ._app import USER_ERRORS, app, fail, msg
 
 
 @app.command()
 def convert(
-    input_path: Path = typer.Argument(..., help="A .conllu or .spacy file"),
-    output_path: Path = typer.Argument(..., help="The other kind: .spacy or .conllu"),
+    input_path: Path = typer.Argument(..., help="CoNLL-U, or a DocBin (.spacy)"),
+    output_path: Path = typer.Argument(..., help="The other kind: a DocBin (.spacy), or CoNLL-U"),
     lang: str = typer.Option("xx", "--lang", "-l", help="Language of the vocab"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", help="Sentences per Doc (.conllu -> .spacy)"),
     skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out malformed sentences, and say which"),
 ) -> None:
-    """Convert CoNLL-U to a DocBin or back, by the files' suffixes."""
-    kinds = (input_path.suffix, output_path.suffix)
+    """Convert CoNLL-U to a DocBin or back (a .spacy file is a DocBin, any other CoNLL-U)."""
+    to_docbin = output_path.suffix == ".spacy"
+    if to_docbin == (input_path.suffix == ".spacy"):
+        fail(Errors.E030.format(input=input_path, output=output_path))
     try:
-        if kinds == (".conllu", ".spacy"):
+        if to_docbin:
             report = SkipReport()
             docs, words = conllu_to_docbin(input_path, output_path, lang, n_sents, skip_invalid, report)
             if report.skipped:
                 msg.warn(f"Skipped {len(report)} invalid sentence(s) of {input_path}:")
                 for line, reason in report.skipped:
                     print(f"  {input_path}:{line}: {reason}")
-        elif kinds == (".spacy", ".conllu"):
-            docs, words = docbin_to_conllu(input_path, output_path, lang)
         else:
-            bad = input_path if input_path.suffix not in (".conllu", ".spacy") else output_path
-            fail(Errors.E030.format(path=bad))
-    except (ConlluError, FileNotFoundError, ValueError) as e:
+            docs, words = docbin_to_conllu(input_path, output_path, lang)
+    except USER_ERRORS as e:
         fail(str(e))
     msg.good(f"Wrote {output_path}: {docs} docs, {words} words")
 
@@ -44,13 +43,15 @@ def roundtrip_check(
     files: List[Path] = typer.Argument(..., help="CoNLL-U files"),
     lang: str = typer.Option("xx", "--lang", "-l"),
 ) -> None:
-    """Check that CoNLL-U -> .spacy -> CoNLL-U keeps every sentence: ID to
+    """Check that CoNLL-U -> DocBin -> CoNLL-U gives every sentence back.
+
+    Check that CoNLL-U -> .spacy -> CoNLL-U keeps every sentence: ID to
     DEPREL, SpaceAfter, range lines and comments (exit 1 on a difference)."""
     bad = False
     for path in files:
         try:
             n, diffs = roundtrip_diffs(path, lang)
-        except (ConlluError, FileNotFoundError) as e:
+        except USER_ERRORS as e:
             fail(str(e))
         if diffs:
             bad = True

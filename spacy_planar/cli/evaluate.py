@@ -9,9 +9,9 @@ from typing import Iterator, Tuple
 import typer
 
 from ..conllu_io import read_conllu
-from ..errors import ConlluError, Errors
+from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores
-from ._app import app, fail, msg
+from ._app import USER_ERRORS, app, fail, msg
 
 
 def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
@@ -42,14 +42,16 @@ def evaluate(
     system: Path = typer.Argument(..., help="System CoNLL-U over the same words"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """UAS, LAS, exact match and non-projective arc P/R/F (all words), then
+    """Score a parser's CoNLL-U against the gold one (every word counted).
+
+    UAS, LAS, exact match and non-projective arc P/R/F (all words), then
     UAS / LAS by gold arc length, and over the long arcs (7+) by gold label
     and side of the head (``--json``: all of them)."""
     scores = Scores()
     try:
         for g, s in paired_trees(gold, system):
             scores.add(g, s)
-    except (ConlluError, FileNotFoundError, ValueError) as e:
+    except USER_ERRORS as e:
         fail(str(e))
     res = scores.as_dict()
     if as_json:

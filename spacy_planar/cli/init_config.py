@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 import typer
 
 from ..conllu_io import atomic_output
-from ._app import app, fail, msg
+from ._app import USER_ERRORS, app, fail, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
 SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "spacy_parser")
@@ -61,11 +61,13 @@ def init_config(
     output_path: Path = typer.Argument(..., help="Where to write the config (.cfg)"),
     base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
 ) -> None:
-    """Write a training config: the shared base (tok2vec, corpora, training)
+    """Write a training config: the shared base merged with one parser's partial.
+
+    Write a training config: the shared base (tok2vec, corpora, training)
     merged with one parser's partial config."""
     try:
         text = merged_config(system, base)
-    except (FileNotFoundError, ValueError) as e:
+    except USER_ERRORS as e:
         fail(str(e))
     with atomic_output(output_path) as f:
         f.write(text)

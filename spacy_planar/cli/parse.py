@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
+import numpy as np
 import typer
 
-from ..conllu_io import Sentence, atomic_output, doc_to_conllu, read_conllu, sentences_to_doc
-from ..errors import ConlluError
-from ._app import app, fail, msg
+from ..conllu_io import (Sentence, atomic_output, check_input, doc_to_conllu, read_conllu, sentences_to_doc,
+                         write_conllu)
+from ..docs import set_trees, span_tree, ud_labels
+from ..errors import ConlluError, Errors
+from ._app import USER_ERRORS, app, fail, msg
 
 
 def input_docs(nlp, sents: List[Sentence]) -> List:
@@ -26,13 +29,11 @@ def input_docs(nlp, sents: List[Sentence]) -> List:
     return docs
 
 
-def ud_tree(doc) -> tuple:
-    """(heads, labels) of a parsed Doc in UD terms: HEAD 0 for roots, and
-    spaCy's own root label ``ROOT`` (its parser's, whatever the data said)
-    written as UD's ``root``."""
-    heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
-    labels = ["root" if h == 0 and t.dep_ == "ROOT" else t.dep_ for h, t in zip(heads, doc)]
-    return heads, labels
+def ud_tree(doc) -> Tuple[List[int], List[str]]:
+    """(heads, labels) of a parsed Doc in UD terms (HEAD 0 for roots, ``root``
+    for spaCy's ``ROOT``)."""
+    heads, labels = span_tree(doc)
+    return heads, ud_labels(heads, labels)
 
 
 def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
@@ -41,39 +42,66 @@ def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
 
 def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
     """The input's lines with HEAD and DEPREL from the parsed Docs."""
-    from spacy.tokens import Doc
-
     with atomic_output(path) as f:
         for sent, doc in zip(sents, parsed):
             heads, labels = ud_tree(doc)
-            gold = sentences_to_doc(nlp.vocab, [sent])
-            out = Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold],
-                      lemmas=[t.lemma_ for t in gold], pos=[t.pos_ for t in gold], tags=[t.tag_ for t in gold],
-                      morphs=[str(t.morph) for t in gold], deps=labels,
-                      heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)])
-            out.user_data.update(gold.user_data)
+            out = sentences_to_doc(nlp.vocab, [sent])
+            set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
             f.write(doc_to_conllu(out))
+
+
+def read_text(path: Path) -> List[str]:
+    """The non-blank lines of a UTF-8 text file (a byte order mark is read)."""
+    check_input(path)
+    try:
+        lines = [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
+    except UnicodeDecodeError as e:
+        raise ConlluError(str(path), path.read_bytes()[:e.start].count(b"\n") + 1,
+                          Errors.E001.format(reason=e.reason, start=e.start)) from e
+    texts = [line for line in lines if line]
+    if not texts:
+        raise ConlluError(str(path), 1, Errors.E016)
+    return texts
+
+
+def is_conllu(path: Path) -> bool:
+    return path.suffix in (".conllu", ".conll")
 
 
 @app.command()
 def parse(
     model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package)"),
-    input_path: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U"),
+    input_path: Path = typer.Argument(..., help="CoNLL-U (.conllu: its words are parsed), or raw text, one "
+                                      "paragraph or sentence per line"),
     output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
-    batch_size: int = typer.Option(1000, "--batch-size", "-b"),
+    sentencizer: bool = typer.Option(False, "--sentencizer", "-s", help="Raw text: split each line into "
+                                     "sentences (spaCy's sentencizer) rather than parse it as one"),
+    batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
 ) -> None:
-    """Parse gold-tokenised CoNLL-U with any pipeline (ours or spaCy's parser)."""
+    """Parse CoNLL-U or raw text with any pipeline (ours or spaCy's parser).
+
+    CoNLL-U input keeps its lines, with HEAD and DEPREL replaced; raw text
+    is tokenised by the pipeline and written with ``# text`` and
+    ``SpaceAfter=No``."""
     import spacy
 
     try:
-        sents = list(read_conllu(input_path))
         nlp = spacy.load(model)
         start = time.perf_counter()
-        parsed = parse_sentences(nlp, sents, batch_size)
-        seconds = time.perf_counter() - start
-        write_parsed(nlp, sents, parsed, output_path)
-    except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
+        if is_conllu(input_path):
+            sents = list(read_conllu(input_path))
+            parsed = parse_sentences(nlp, sents, batch_size)
+            seconds = time.perf_counter() - start
+            write_parsed(nlp, sents, parsed, output_path)
+        else:
+            if sentencizer and "sentencizer" not in nlp.pipe_names:
+                nlp.add_pipe("sentencizer", first=True)
+            parsed = list(nlp.pipe(read_text(input_path), batch_size=batch_size))
+            seconds = time.perf_counter() - start
+            write_conllu(parsed, output_path)
+    except USER_ERRORS as e:
         fail(str(e))
-    words = sum(len(s) for s in sents)
-    msg.good(f"Parsed {len(sents)} sentences, {words} words in {seconds:.1f} s "
+    words = sum(len(d) for d in parsed)
+    n_sents = sum(1 for d in parsed for _ in d.sents)
+    msg.good(f"Parsed {n_sents} sentences, {words} words in {seconds:.1f} s "
              f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")

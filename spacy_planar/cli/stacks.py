@@ -9,8 +9,7 @@ import numpy as np
 import typer
 
 from ..conllu_io import read_conllu
-from ..errors import ConlluError
-from ._app import app, fail, msg
+from ._app import USER_ERRORS, app, fail, msg
 from .parse import parse_sentences
 
 
@@ -53,7 +52,9 @@ def stacks(
     gold: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U (its words are parsed)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """How full the stack is when the buffer empties: parse the words of
+    """How full a planar_parser's stack is when each sentence's buffer empties.
+
+    How full the stack is when the buffer empties: parse the words of
     ``gold`` and report, over the sentences, the words on the active stack
     (the root too where the system keeps it there) when the buffer first
     empties, and the moves made after that."""
@@ -64,7 +65,7 @@ def stacks(
     try:
         sents = list(read_conllu(gold))
         nlp = spacy.load(model)
-    except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
+    except USER_ERRORS as e:
         fail(str(e))
     pipes = [p for _, p in nlp.pipeline if isinstance(p, PlanarParser)]
     if not pipes:

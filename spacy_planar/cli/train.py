@@ -10,9 +10,8 @@ from typing import Dict, List, Optional
 import typer
 
 from ..conllu_io import atomic_output, read_conllu
-from ..errors import ConlluError
 from ..metrics import LENGTH_BINS, Scores
-from ._app import app, fail
+from ._app import USER_ERRORS, app, fail
 from .parse import input_docs, ud_tree
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -25,7 +24,9 @@ def train(
     output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
     gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
 ) -> None:
-    """``spacy train`` as it is, also writing the wall time of the training
+    """Run spacy train, also recording the training time.
+
+    ``spacy train`` as it is, also writing the wall time of the training
     to OUTPUT/train_seconds.json (for ``compare``). Extra options are config
     overrides, as for spacy train (--paths.train ...)."""
     from spacy.cli._util import parse_config_overrides, setup_gpu
@@ -101,7 +102,9 @@ def compare(
     by_length: bool = typer.Option(False, "--by-length", help="Also tables of UAS / LAS by gold arc length, "
                                    "and of UAS over the long arcs by gold label"),
 ) -> None:
-    """A markdown table of trained pipelines on one treebank: UAS, LAS, exact
+    """Compare trained pipelines on one treebank: a markdown table.
+
+    A markdown table of trained pipelines on one treebank: UAS, LAS, exact
     match, non-projective P/R/F, training time, parse speed. A NAME given
     several times (runs with different seeds) gets one row: the mean of its
     runs, with the standard deviation of UAS and LAS. ``--by-length``: a second
@@ -115,7 +118,7 @@ def compare(
             fail(f"expected NAME=PIPELINE_DIR, got '{item}'")
         try:
             runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats))
-        except (ConlluError, FileNotFoundError, OSError, ValueError) as e:
+        except USER_ERRORS as e:
             fail(str(e))
     several = any(len(rs) > 1 for rs in runs.values())
     header = "| system | UAS | LAS | EM_U | EM_L | NP P (U) | NP R (U) | NP F (U) | NP F (L) | train s | parse words/s |"

@@ -38,7 +38,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
     default_config={
         "model": DEFAULT_MODEL["model"],
         "transition_system": DEFAULT_MODEL["transition_system"],
-        "single_root": False,
+        "single_root": True,
         "root_label": None,
         "extra_root_label": "dep",
         "exploration": 0.0,

@@ -39,7 +39,7 @@ class PlanarParser(TrainablePipe):
     """Non-projective transition-based dependency parser."""
 
     def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: Configured,
-                 single_root: bool = False, root_label: Optional[str] = None, extra_root_label: str = "dep",
+                 single_root: bool = True, root_label: Optional[str] = None, extra_root_label: str = "dep",
                  exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
                  exploration_keep_order: bool = False, scorer: Optional[Callable] = planar_parser_score):
         self.vocab = vocab

@@ -1,0 +1,57 @@
+"""``render``: a tree drawn with its planes (``spacy_planar.render``)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..conllu_io import atomic_output, read_conllu, sentences_to_doc
+from ..render import html_page, sentence_svgs
+from ._app import USER_ERRORS, app, fail, msg
+from .parse import is_conllu
+
+
+def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> List:
+    """The Docs to draw: the sentences of a CoNLL-U file (or its ``sentence``-th),
+    or ``text`` parsed by a pipeline."""
+    import spacy
+
+    if is_conllu(Path(source)):
+        if text is not None:
+            raise ValueError("--text goes with a pipeline, not with a CoNLL-U file")
+        vocab = spacy.blank("xx").vocab
+        sents = [s for s in read_conllu(source) if s.heads is not None]
+        if sentence is not None:
+            if not 1 <= sentence <= len(sents):
+                raise ValueError(f"{source}: no sentence {sentence} (it has {len(sents)} annotated)")
+            sents = [sents[sentence - 1]]
+        return [sentences_to_doc(vocab, [s]) for s in sents]
+    if text is None:
+        raise ValueError(f"{source}: a pipeline draws the parse of --text")
+    return [spacy.load(source)(text)]
+
+
+@app.command("render")
+def render_cmd(
+    source: str = typer.Argument(..., help="CoNLL-U (.conllu) or a trained pipeline (path or package)"),
+    output_path: Path = typer.Argument(..., help="An .svg (one sentence) or .html page (all)"),
+    text: Optional[str] = typer.Option(None, "--text", "-t", help="With a pipeline: the text to parse and draw"),
+    sentence: Optional[int] = typer.Option(None, "--sentence", "-n", help="CoNLL-U: draw only the n-th sentence"),
+) -> None:
+    """Draw trees with the second plane below the words and non-projective arcs marked.
+
+    The links of the first plane are drawn above the words, as displaCy
+    draws arcs, and those of the second below them: the two stacks of the
+    2-planar parser. An .svg holds the first sentence (or ``--sentence``);
+    an .html page holds them all."""
+    if output_path.suffix not in (".svg", ".html"):
+        fail(f"{output_path}: expected an .svg or .html file")
+    try:
+        docs = parsed_docs(source, text, sentence)
+        pictures = [svg for doc in docs for svg in sentence_svgs(doc)]
+        with atomic_output(output_path) as f:
+            f.write(html_page(pictures) if output_path.suffix == ".html" else pictures[0] + "\n")
+    except USER_ERRORS as e:
+        fail(str(e))
+    msg.good(f"Wrote {output_path}")

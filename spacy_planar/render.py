@@ -1,0 +1,116 @@
+"""Pictures of dependency trees that show their planes, in displaCy's style.
+
+displaCy draws every arc above the words; a tree whose arcs cross then
+shows a tangle. ``render`` draws the links of the first plane above the
+words and those of the other plane(s) below them, as the 2-planar parser
+builds them on its two stacks (Gómez-Rodríguez & Nivre 2010, section 3:
+planes from ``trees.plane_assignment``), and marks the non-projective arcs
+(``trees.nonprojective_arcs``) in another colour. Arcs from the root are a
+short arrow into the root word.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import List, Optional, Sequence
+
+from .docs import span_tree, ud_labels
+from .trees import nonprojective_arcs, plane_assignment
+
+WORD_GAP = 110  # horizontal distance between words
+LEVEL = 34  # height added per word an arc spans
+FONT = "Arial, sans-serif"
+NONPROJECTIVE_COLOUR = "#c0392b"
+
+
+def render_tree(words: Sequence[str], heads: Sequence[int], labels: Sequence[str],
+                tags: Optional[Sequence[str]] = None, title: str = "") -> str:
+    """One tree as a standalone SVG: ``heads`` 1-based, 0 for a root. Each arc
+    is a ``<g class="planar-arc">`` with ``data-plane`` (0: above the words,
+    1 or more: below), ``data-head``, ``data-dep`` and, for non-projective
+    arcs, the class ``nonprojective``."""
+    n = len(words)
+    _, planes = plane_assignment(heads)
+    nonproj = nonprojective_arcs(heads) if n else []
+    spans = [abs(h - d) for d, h in enumerate(heads, 1) if h > 0]
+    height_of = {p: max([abs(h - d) for d, h in enumerate(heads, 1) if h > 0 and (planes[d - 1] > 0) == p]
+                        or [0]) for p in (False, True)}
+    top = 40 + LEVEL * height_of[False]
+    base = top + 20  # the words' baseline
+    bottom = base + 40 + LEVEL * height_of[True] + (30 if spans else 0)
+    width = max(WORD_GAP * n + 40, 200)
+    x = [40 + WORD_GAP * i + WORD_GAP // 2 for i in range(n)]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planar-tree" width="{width}" height="{bottom}" '
+           f'viewBox="0 0 {width} {bottom}" style="font-family: {FONT}; background: #ffffff">']
+    if title:
+        out.append(f'<title>{escape(title)}</title>')
+    for i, word in enumerate(words):
+        out.append(f'<text class="planar-word" text-anchor="middle" x="{x[i]}" y="{base + 5}" '
+                   f'font-size="16">{escape(word)}</text>')
+        if tags:
+            out.append(f'<text class="planar-tag" text-anchor="middle" x="{x[i]}" y="{base + 24}" '
+                       f'font-size="12" fill="#777">{escape(tags[i])}</text>')
+    for d, h in enumerate(heads, 1):
+        out.append(_arc(x, base, d, h, labels[d - 1], int(planes[d - 1]), bool(len(nonproj) and nonproj[d - 1]),
+                        below_words=30 if tags else 15))
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _arc(x: List[int], base: int, d: int, h: int, label: str, plane: int, nonprojective: bool,
+         below_words: int) -> str:
+    """One arc h -> d: above the words on plane 0, below them otherwise; the
+    arrowhead at the dependent."""
+    colour = NONPROJECTIVE_COLOUR if nonprojective else "#333333"
+    cls = "planar-arc" + (" nonprojective" if nonprojective else "")
+    attrs = f'class="{cls}" data-head="{h}" data-dep="{d}" data-plane="{max(plane, 0)}"'
+    xd = x[d - 1]
+    if h == 0:  # the root: a short arrow from above into the word
+        y0, y1 = base - 60, base - 18
+        return (f'<g {attrs}><path d="M{xd},{y0} L{xd},{y1}" stroke="{colour}" stroke-width="2" fill="none"/>'
+                f'{_head(xd, y1, 1, colour)}<text x="{xd + 4}" y="{y0 + 12}" font-size="12" fill="{colour}">'
+                f'{escape(label)}</text></g>')
+    xh = x[h - 1]
+    below = plane > 0
+    sign = 1 if below else -1
+    y = base + below_words if below else base - 18
+    lift = LEVEL * abs(h - d)
+    peak = y + sign * lift
+    path = f"M{xh},{y} C{xh},{peak} {xd},{peak} {xd},{y}"
+    mid = (xh + xd) // 2
+    label_y = y + sign * (lift * 3 // 4) + (12 if below else -4)
+    dash = ' stroke-dasharray="6,3"' if nonprojective else ""
+    return (f'<g {attrs}><path d="{path}" stroke="{colour}" stroke-width="2" fill="none"{dash}/>'
+            f'{_head(xd, y, -sign, colour)}<text text-anchor="middle" x="{mid}" y="{label_y}" font-size="12" '
+            f'fill="{colour}">{escape(label)}</text></g>')
+
+
+def _head(x: int, y: int, direction: int, colour: str) -> str:
+    """An arrowhead at (x, y) pointing down (direction 1) or up (-1)."""
+    back = y - direction * 8
+    return f'<path d="M{x},{y} L{x - 4},{back} L{x + 4},{back} Z" fill="{colour}"/>'
+
+
+def render(doc, page: bool = False) -> str:
+    """The sentences of a parsed Doc, one SVG each (``page``: a whole HTML
+    page holding them)."""
+    svgs = sentence_svgs(doc)
+    return html_page(svgs) if page else "\n".join(svgs)
+
+
+def sentence_svgs(doc) -> List[str]:
+    """One SVG per sentence of a parsed Doc."""
+    svgs = []
+    for sent in doc.sents:
+        heads, labels = span_tree(doc, sent.start, sent.end)
+        words = [t.text for t in sent]
+        tags = [t.pos_ for t in sent] if any(t.pos_ for t in sent) else None
+        svgs.append(render_tree(words, heads, ud_labels(heads, labels), tags, title=sent.text))
+    return svgs
+
+
+def html_page(svgs: Sequence[str], title: str = "spacy-planar") -> str:
+    """A standalone HTML page of SVG pictures, one above the other."""
+    body = "\n".join(f'<figure style="margin: 1em 0; overflow-x: auto">{svg}</figure>' for svg in svgs)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{escape(title)}</title></head>\n'
+            f'<body style="font-family: {FONT}">\n<p>Arcs above the words: the first plane; below: the second '
+            f'(the 2-planar parser\'s other stack). Dashed red: non-projective arcs.</p>\n{body}\n</body>\n</html>\n')

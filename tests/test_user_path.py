@@ -1,0 +1,130 @@
+"""What a user meets: the README's quickstart as written, raw text in and
+valid UD out, one clear line for bad input, files as the user's umask says,
+and the picture with its planes."""
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import treebank
+from spacy_planar.cli import app
+from spacy_planar.conllu_io import read_conllu
+from spacy_planar.trees import nonprojective_arcs, plane_assignment
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sample(src: Path, dst: Path, n: int) -> Path:
+    """The first n sentences of a CoNLL-U file."""
+    blocks = src.read_text(encoding="utf-8").split("\n\n")[:n]
+    dst.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
+    return dst
+
+
+def readme_block(heading: str, language: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}\n", 1)[1]
+    return re.search(rf"```{language}\n(.*?)```", section, re.S).group(1)
+
+
+def test_readme_quickstart_runs_as_written(tmp_path):
+    """The quickstart's commands, on 60 Gothic sentences, training 6 steps
+    instead of 20 epochs (the one change); then its Python lines."""
+    for split, n in (("train", 60), ("dev", 20), ("test", 20)):
+        sample(treebank("got_proiel", split), tmp_path / f"{split}.conllu", n)
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    for line in readme_block("Quickstart", "bash").strip().splitlines():
+        command = line.split("  #")[0]
+        if command.startswith("spacy train"):
+            command += " --training.max_steps 6 --training.eval_frequency 3"
+        res = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
+    sents = list(read_conllu(tmp_path / "parsed.conllu"))
+    assert len(sents) == 1 and sents[0].text == "jah qaþ du im: gaggiþ in þo haim"
+    assert sents[0].deprels[sents[0].heads.index(0)] == "root" and sents[0].heads.count(0) == 1
+    assert "<svg" in (tmp_path / "tree.svg").read_text(encoding="utf-8")
+    python = readme_block("Quickstart", "python")
+    res = subprocess.run([sys.executable, "-c", python], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "<html" in (tmp_path / "tree.html").read_text(encoding="utf-8")
+
+
+BAD_INPUTS = {
+    "a directory": lambda tmp: str(tmp),
+    "an empty file": lambda tmp: (tmp / "empty.conllu").write_text("") and None or str(tmp / "empty.conllu"),
+    "a missing file": lambda tmp: str(tmp / "missing.conllu"),
+}
+
+
+@pytest.mark.parametrize("command", [["convert", "{}", "{out}/x.spacy"], ["stats", "{}"], ["evaluate", "{}", "{}"],
+                                     ["transform-check", "{}"], ["oracle", "{}"], ["roundtrip-check", "{}"]])
+@pytest.mark.parametrize("kind", sorted(BAD_INPUTS))
+def test_bad_input_gets_one_line_and_exit_1(command, kind, tmp_path):
+    path = BAD_INPUTS[kind](tmp_path)
+    args = [a.format(path, out=tmp_path) for a in command]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "[E0" in lines[0] and "Traceback" not in r.output, r.output
+    assert not (tmp_path / "x.spacy").exists()
+
+
+def test_output_directory_and_byte_order_mark(tmp_path):
+    bom = tmp_path / "bom.conllu"
+    text = sample(treebank("got_proiel", "dev"), tmp_path / "plain.conllu", 3).read_bytes()
+    bom.write_bytes(b"\xef\xbb\xbf" + text)
+    r = CliRunner().invoke(app, ["convert", str(bom), str(tmp_path / "bom.spacy")])
+    assert r.exit_code == 0, r.output
+    (tmp_path / "dir.spacy").mkdir()
+    r = CliRunner().invoke(app, ["convert", str(bom), str(tmp_path / "dir.spacy")])
+    assert r.exit_code == 1 and "[E032]" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "x.spacy"
+        r = CliRunner().invoke(app, ["convert", str(sample(treebank("got_proiel", "dev"), tmp_path / "s.conllu", 3)),
+                                     str(out)])
+        assert r.exit_code == 0, r.output
+        assert out.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
+
+
+def test_render_draws_the_second_plane_below_the_words(tmp_path):
+    """An SVG per sentence that parses as XML, one arc per word, each arc's
+    plane the one ``trees.plane_assignment`` gives, the second plane's arcs
+    below the words' baseline and the first plane's above, non-projective
+    arcs marked."""
+    gold = treebank("got_proiel", "dev")
+    sents = list(read_conllu(gold))
+    k = next(i for i, s in enumerate(sents) if plane_assignment(s.heads)[0] == 2)
+    out = tmp_path / "tree.svg"
+    r = CliRunner().invoke(app, ["render", str(gold), str(out), "--sentence", str(k + 1)])
+    assert r.exit_code == 0, r.output
+    svg = ET.parse(out).getroot()
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    words = svg.findall("s:text[@class='planar-word']", ns)
+    baseline = float(words[0].get("y"))
+    arcs = svg.findall("s:g", ns)
+    heads = sents[k].heads
+    assert [w.text for w in words] == sents[k].forms and len(arcs) == len(heads)
+    _, planes = plane_assignment(heads)
+    nonproj = nonprojective_arcs(heads)
+    for g in arcs:
+        d, h, plane = int(g.get("data-dep")), int(g.get("data-head")), int(g.get("data-plane"))
+        assert h == heads[d - 1] and plane == max(planes[d - 1], 0)
+        assert ("nonprojective" in g.get("class")) == bool(nonproj[d - 1])
+        if h:
+            ys = [float(v) for v in re.findall(r"[ ,](-?\d+(?:\.\d+)?)", g.find("s:path", ns).get("d"))[1::2]]
+            assert (min(ys) > baseline) if plane else (max(ys) < baseline)
+    assert any(int(g.get("data-plane")) == 1 for g in arcs)
+    r = CliRunner().invoke(app, ["render", str(gold), str(tmp_path / "all.html")])
+    assert r.exit_code == 0 and (tmp_path / "all.html").read_text(encoding="utf-8").count("<svg") == len(sents)
