@@ -26,6 +26,13 @@ class Errors:
     E030 = "[E030] convert takes one DocBin (.spacy) and one CoNLL-U file, got {input} and {output}"
     E031 = "[E031] {path}: file not found"
     E032 = "[E032] {path}: is a directory, not a file"
+    # the command line
+    E080 = "[E080] unknown system '{system}': expected one of {options}"
+    E081 = "[E081] expected NAME=PIPELINE_DIR, got '{item}'"
+    E082 = "[E082] {model}: no planar_parser in the pipeline ({pipes})"
+    E083 = "[E083] {path}: expected an .svg or .html file"
+    E084 = "[E084] {source}: no sentence {sentence} (it has {n} annotated)"
+    E085 = "[E085] {source}: a pipeline draws the parse of --text; a CoNLL-U file (.conllu) takes no --text"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"

@@ -6,7 +6,8 @@ from typing import List, Optional, Tuple
 
 import typer
 
-from ..conllu_io import atomic_output
+from ..conllu_io import atomic_output, check_input
+from ..errors import Errors
 from ._app import USER_ERRORS, app, fail, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
@@ -33,10 +34,9 @@ def merged_config(system: str, base: Optional[Path] = None) -> str:
     after the base's last ``[components...]`` section. Variables are left as
     they are."""
     if system not in SYSTEM_CONFIGS:
-        raise ValueError(f"unknown system '{system}': expected one of {', '.join(SYSTEM_CONFIGS)}")
+        raise ValueError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
     base_path = PARTS / "base.cfg" if base is None else Path(base)
-    if not base_path.is_file():
-        raise FileNotFoundError(f"{base_path}: file not found")
+    check_input(base_path)
     sections = _sections(base_path.read_text(encoding="utf-8"))
     headers = [h for h, _ in sections]
     last = max((i for i, h in enumerate(headers) if h.startswith("[components")), default=len(sections) - 1)

@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from ..conllu_io import atomic_output, read_conllu, sentences_to_doc
+from ..errors import Errors
 from ..render import html_page, sentence_svgs
 from ._app import USER_ERRORS, app, fail, msg
 from .parse import is_conllu
@@ -19,16 +20,16 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> Li
 
     if is_conllu(Path(source)):
         if text is not None:
-            raise ValueError("--text goes with a pipeline, not with a CoNLL-U file")
+            raise ValueError(Errors.E085.format(source=source))
         vocab = spacy.blank("xx").vocab
         sents = [s for s in read_conllu(source) if s.heads is not None]
         if sentence is not None:
             if not 1 <= sentence <= len(sents):
-                raise ValueError(f"{source}: no sentence {sentence} (it has {len(sents)} annotated)")
+                raise ValueError(Errors.E084.format(source=source, sentence=sentence, n=len(sents)))
             sents = [sents[sentence - 1]]
         return [sentences_to_doc(vocab, [s]) for s in sents]
     if text is None:
-        raise ValueError(f"{source}: a pipeline draws the parse of --text")
+        raise ValueError(Errors.E085.format(source=source))
     return [spacy.load(source)(text)]
 
 
@@ -46,7 +47,7 @@ def render_cmd(
     2-planar parser. An .svg holds the first sentence (or ``--sentence``);
     an .html page holds them all."""
     if output_path.suffix not in (".svg", ".html"):
-        fail(f"{output_path}: expected an .svg or .html file")
+        fail(Errors.E083.format(path=output_path))
     try:
         docs = parsed_docs(source, text, sentence)
         pictures = [svg for doc in docs for svg in sentence_svgs(doc)]

@@ -9,6 +9,7 @@ import numpy as np
 import typer
 
 from ..conllu_io import read_conllu
+from ..errors import Errors
 from ._app import USER_ERRORS, app, fail, msg
 from .parse import parse_sentences
 
@@ -69,7 +70,7 @@ def stacks(
         fail(str(e))
     pipes = [p for _, p in nlp.pipeline if isinstance(p, PlanarParser)]
     if not pipes:
-        fail(f"{model}: no planar_parser in the pipeline ({', '.join(nlp.pipe_names)})")
+        fail(Errors.E082.format(model=model, pipes=", ".join(nlp.pipe_names)))
     observer = EndOfBuffer()
     pipes[0].observer = observer
     parse_sentences(nlp, sents, batch_size=max(len(sents), 1))  # one batch: a unit's offset names it

@@ -10,6 +10,7 @@ from typing import Dict, List, Optional
 import typer
 
 from ..conllu_io import atomic_output, read_conllu
+from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores
 from ._app import USER_ERRORS, app, fail
 from .parse import input_docs, ud_tree
@@ -115,7 +116,7 @@ def compare(
     for item in models:
         name, _, path = item.partition("=")
         if not path:
-            fail(f"expected NAME=PIPELINE_DIR, got '{item}'")
+            fail(Errors.E081.format(item=item))
         try:
             runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats))
         except USER_ERRORS as e:
