@@ -21,7 +21,7 @@ def span_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
     1-based within the span, 0 for a root, ``OUTSIDE`` for a head outside
     the span."""
     end = len(doc) if end is None else end
-    arcs = doc.to_array([HEAD, DEP])[start:end]  # HEAD: the head's offset, as uint64
+    arcs = doc[start:end].to_array([HEAD, DEP])  # HEAD: the head's offset, as uint64
     offset = arcs[:, 0].astype(np.int64)
     word = np.arange(end - start)
     head = word + offset  # 0-based within the span
@@ -46,7 +46,7 @@ def set_trees(docs: Sequence, heads: np.ndarray, labels: Sequence[str], lengths:
     word = np.arange(len(heads)) - np.repeat(bounds[:-1], lengths)  # 0-based within its unit
     arr = np.empty((len(heads), 2), dtype="uint64")
     arr[:, 0] = np.where(heads == 0, 0, heads - 1 - word).astype("uint64")  # relative, two's complement
-    strings = docs[0].vocab.strings if len(docs) else None
+    strings = docs[0].vocab.strings
     label_hash = {label: strings.add(label) for label in set(labels)}
     arr[:, 1] = [label_hash[label] for label in labels]
     start = 0

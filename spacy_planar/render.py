@@ -30,13 +30,14 @@ def render_tree(words: Sequence[str], heads: Sequence[int], labels: Sequence[str
     arcs, the class ``nonprojective``."""
     n = len(words)
     _, planes = plane_assignment(heads)
-    nonproj = nonprojective_arcs(heads) if n else []
-    spans = [abs(h - d) for d, h in enumerate(heads, 1) if h > 0]
-    height_of = {p: max([abs(h - d) for d, h in enumerate(heads, 1) if h > 0 and (planes[d - 1] > 0) == p]
-                        or [0]) for p in (False, True)}
-    top = 40 + LEVEL * height_of[False]
-    base = top + 20  # the words' baseline
-    bottom = base + 40 + LEVEL * height_of[True] + (30 if spans else 0)
+    nonproj = nonprojective_arcs(heads)
+    # the longest arc above the words and below them sets the picture's height
+    spans = {False: [0], True: [0]}
+    for d, h in enumerate(heads, 1):
+        if h > 0:
+            spans[bool(planes[d - 1] > 0)].append(abs(h - d))
+    base = 60 + LEVEL * max(spans[False])  # the words' baseline
+    bottom = base + 40 + LEVEL * max(spans[True]) + (30 if any(heads) else 0)
     width = max(WORD_GAP * n + 40, 200)
     x = [40 + WORD_GAP * i + WORD_GAP // 2 for i in range(n)]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planar-tree" width="{width}" height="{bottom}" '
@@ -50,7 +51,7 @@ def render_tree(words: Sequence[str], heads: Sequence[int], labels: Sequence[str
             out.append(f'<text class="planar-tag" text-anchor="middle" x="{x[i]}" y="{base + 24}" '
                        f'font-size="12" fill="#777">{escape(tags[i])}</text>')
     for d, h in enumerate(heads, 1):
-        out.append(_arc(x, base, d, h, labels[d - 1], int(planes[d - 1]), bool(len(nonproj) and nonproj[d - 1]),
+        out.append(_arc(x, base, d, h, labels[d - 1], int(planes[d - 1]), bool(nonproj[d - 1]),
                         below_words=30 if tags else 15))
     out.append("</svg>")
     return "\n".join(out)

@@ -19,8 +19,7 @@ from ..pseudoproj import check_encoding
 from .arc_eager import ArcEager
 from .base import TransitionSystem
 from .planar import Planar
-from ..errors import Errors
-from .swap import SWAP_ORACLES, Swap
+from .swap import Swap, check_oracle
 from .two_planar import TwoPlanar
 
 if not hasattr(registry, "transition_systems"):
@@ -68,6 +67,4 @@ def two_planar() -> Configured:
 def swap(oracle: str = "lazy") -> Configured:
     """The swap system (Nivre 2009) trained with the eager or the lazy oracle
     (Nivre, Kuhlmann & Hall 2009)."""
-    if oracle not in SWAP_ORACLES:
-        raise ValueError(Errors.E071.format(oracle=oracle))
-    return Configured(Swap, oracle=oracle)
+    return Configured(Swap, oracle=check_oracle(oracle))

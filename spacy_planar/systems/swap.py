@@ -36,6 +36,13 @@ LABEL_FEATURES_SWAP = ("s0", "s1", "s0.l", "s0.r", "s1.l", "s1.r")
 SWAP_ORACLES = ("eager", "lazy")
 
 
+def check_oracle(oracle: str) -> str:
+    """``oracle`` if it names one of swap's oracles, else a ValueError."""
+    if oracle not in SWAP_ORACLES:
+        raise ValueError(Errors.E071.format(oracle=oracle))
+    return oracle
+
+
 class Swap(TransitionSystem):
     name = "swap"
     moves = (SHIFT, LEFT, RIGHT, SWAP)
@@ -44,9 +51,7 @@ class Swap(TransitionSystem):
     label_features = LABEL_FEATURES_SWAP
 
     def __init__(self, labels: Sequence[str], root_label: str = "root", oracle: str = "lazy"):
-        if oracle not in SWAP_ORACLES:
-            raise ValueError(Errors.E071.format(oracle=oracle))
-        self.oracle = oracle  # which static oracle trains it (``oracles/swap.py``)
+        self.oracle = check_oracle(oracle)  # which static oracle trains it (``oracles/swap.py``)
         self.lazy = oracle == "lazy"
         super().__init__(labels, root_label)
 
