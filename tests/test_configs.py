@@ -23,8 +23,37 @@ def small_corpus(tmp_path_factory):
     return path
 
 
-def test_five_configs():
-    assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "spacy_parser", "swap", "two_planar"]
+# each shipped config: the `spacy-planar init-config` arguments that write it
+SOURCES = {"ud": ["two_planar", "--tagging"], "ud_spacy_parser": ["spacy_parser", "--tagging"]}
+
+
+def test_the_shipped_configs():
+    assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "spacy_parser", "spacy_parser_small", "swap",
+                                         "two_planar", "ud", "ud_spacy_parser"]
+
+
+def test_the_anchor_is_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
+    """configs/spacy_parser.cfg's parser and tok2vec are those of `spacy init
+    config --pipeline parser` (hidden 128, maxout 3), and so are the UD
+    pipeline's taggers those of `--pipeline tagger,morphologizer,parser`."""
+    from thinc.api import Config
+
+    def components(path):
+        return Config().from_disk(path, interpolate=False)["components"]
+
+    for pipeline, ours in (("parser", "spacy_parser"), ("tagger,morphologizer,parser", "ud_spacy_parser")):
+        out = tmp_path / f"{ours}.cfg"
+        res = subprocess.run([sys.executable, "-m", "spacy", "init", "config", str(out), "--pipeline", pipeline,
+                              "--lang", "xx", "--force"], capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr[-2000:]
+        theirs, mine = components(out), components(next(c for c in CONFIGS if c.stem == ours))
+        assert mine["parser"]["model"]["hidden_width"] == 128 and mine["parser"]["model"]["maxout_pieces"] == 3
+        for name in theirs:
+            for part in ("model", "factory"):
+                if part == "model" or name != "tok2vec":
+                    got, want = mine[name][part], theirs[name][part]
+                    assert got == want, (name, part)
+        assert set(mine) == set(theirs)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
@@ -36,7 +65,7 @@ def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
     from spacy_planar.cli import app
 
     out = tmp_path / config.name
-    r = CliRunner().invoke(app, ["init-config", config.stem, str(out)])
+    r = CliRunner().invoke(app, ["init-config", *SOURCES.get(config.stem, [config.stem]), str(out)])
     assert r.exit_code == 0, r.output
     assert out.read_text(encoding="utf-8") == config.read_text(encoding="utf-8")
 
@@ -70,8 +99,11 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     nlp = spacy.load(tmp_path / "out" / "model-last")
     doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     assert all(0 <= t.head.i < len(doc) for t in doc)
-    if config.stem == "spacy_parser":
+    if "spacy_parser" in config.stem:
         return
+    if config.stem == "ud":  # the taggers' output too
+        tagged = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
+        assert tagged.has_annotation("POS") and tagged.has_annotation("TAG") and tagged.has_annotation("MORPH")
     # raw text in, valid UD out: one sentence per line, one root labelled root (a barely
     # trained model makes many headless words: single_root attaches them)
     from typer.testing import CliRunner
@@ -150,6 +182,11 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
                             "--by-length"])
     assert r.exit_code == 0, r.output
     runs = next(line for line in r.output.splitlines() if line.startswith("| swap (2 runs) |")).split(" | ")
+    # against an anchor: the same model, no difference, p = 1
+    r2 = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", f"again={out / 'model-last'}",
+                             "-r", "1", "--anchor", "swap"])
+    assert r2.exit_code == 0, r2.output
+    assert next(line for line in r2.output.splitlines() if line.startswith("| again |")).endswith(" +0.00 (1.000) |")
     assert runs[1] == row.split(" | ")[1] + " ± 0.00" and runs[2] == row.split(" | ")[2] + " ± 0.00"
     # by length: the gold arcs of each bin add up to the words, the row has a UAS / LAS per bin
     lengths = [line for line in r.output.splitlines() if line.startswith("| gold arcs |") or line.startswith("| swap |")]
@@ -172,7 +209,7 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     r = runner.invoke(app, ["stacks", str(tmp_path / "blank"), str(gold)])
     assert r.exit_code != 0 and "no planar_parser" in r.output
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
-                            "-r", "1", "--json"])
+                            "-r", "1", "--busy", "1", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output[r.output.index("{"):])["b"]["ratio"] > 0
     r = runner.invoke(app, ["bench", "train", str(small_corpus), f"swap={config}", "--limit", "20", "-e", "1", "--json"])

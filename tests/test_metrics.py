@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import labelled_trees
@@ -171,3 +172,27 @@ def test_evaluate_cli_scores_changes(tmp_path, got_train):
     res = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
     scores = json.loads(res.output)
     assert 0 < scores["UAS"] < 50 and scores["NP_P_U"] == 0.0
+
+
+def test_paired_bootstrap():
+    """No difference: p = 1. A system right on every word against one right
+    on half of them: the observed difference, and p far below 0.01. A
+    difference of one word in 2,000 is within chance. The sign follows A - B."""
+    import numpy as np
+
+    from spacy_planar.metrics import paired_bootstrap
+
+    words = np.full(200, 10)
+    assert paired_bootstrap(words * 0.5, words * 0.5, words) == (0.0, 1.0)
+    delta, p = paired_bootstrap(words, words * 0.5, words, samples=2000)
+    assert delta == 50.0 and p < 0.01
+    delta, p = paired_bootstrap(words * 0.5, words, words, samples=2000)
+    assert delta == -50.0 and p < 0.01
+    rng = np.random.default_rng(1)
+    a = rng.integers(4, 7, size=200).astype(float)
+    b = a.copy()
+    b[0] += 1
+    delta, p = paired_bootstrap(a, b, words, samples=2000)
+    assert delta == -0.05 and p > 0.3
+    with pytest.raises(ValueError):
+        paired_bootstrap(words[:3], words[:2], words[:3])

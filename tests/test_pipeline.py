@@ -41,13 +41,13 @@ LISTENER = {"@architectures": "spacy-planar.PlanarParserModel.v1",
             "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "*"}}
 
 
-def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, **cfg):
+def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, labels_apart=False, **cfg):
     """Train on gold words; with ``shared_tok2vec``, the parser listens to a
     tok2vec component (as in the configs) instead of owning one."""
     nlp = spacy.blank("xx")
     if shared_tok2vec:
         nlp.add_pipe("tok2vec")
-        cfg["model"] = LISTENER
+        cfg["model"] = dict(LISTENER, labels_apart=labels_apart)
     nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS[system], **cfg})
     examples = [Example(words_only(nlp, d), d) for d in train_docs]
     sgd = nlp.initialize(lambda: examples)
@@ -70,6 +70,9 @@ def trained(gothic):
     # following its own predictions, never on sentences with a non-projective gold tree
     pipes["2-planar+exploration"] = train_pipeline("2-planar", train_docs, exploration=0.5,
                                                    exploration_nonprojective=0.0)
+    # arc-eager with its labels (pseudo-projective marks included) scored apart from its moves
+    pipes["arc-eager+labels_apart"] = train_pipeline("arc-eager", train_docs, shared_tok2vec=True,
+                                                     labels_apart=True)
     return pipes
 
 
@@ -81,7 +84,8 @@ def scores(nlp, gold_docs):
     return evaluate([(tree_of(g), tree_of(p)) for g, p in zip(gold_docs, parsed)])
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration", "2-planar+exploration"])
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration", "2-planar+exploration",
+                                                     "arc-eager+labels_apart"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
@@ -134,6 +138,34 @@ def test_serialization_round_trip(trained, gothic, system, tmp_path):
     one = spacy.load(tmp_path / "pipe", config={"components": {"planar_parser": {"single_root": True}}})
     assert one.get_pipe("planar_parser").cfg["single_root"]
     assert all(sum(1 for h in tree_of(d)[0] if h == 0) == 1 for d in one.pipe(words_only(one, d) for d in texts))
+
+
+def test_labels_apart_round_trip_and_parts(trained, gothic, tmp_path):
+    """A parser scoring labels apart saves and loads with its parts' layer;
+    each action adds the scores of its move and of its label's parts."""
+    import numpy as np
+
+    nlp = trained["arc-eager+labels_apart"]
+    parser = nlp.get_pipe("planar_parser")
+    names, matrix = parser.system.table.factors()
+    parts = parser.model.get_ref("parts")
+    assert parts.get_param("W").shape == (len(names), parser.model.get_ref("upper").get_dim("nI"))
+    assert np.abs(parts.get_param("W")).sum() > 0  # it learned
+    for action, row in zip(parser.system.table.names(), matrix):
+        got = {names[k] for k in np.flatnonzero(row)}
+        move, _, label = action.partition("-ARC-") if "-ARC-" in action else (action, "", "")
+        if label:
+            plain = label.split(LIFT_MARK)[0].rstrip(PATH_MARK)
+            assert got == {move + "-ARC", f"label {plain}"} | ({f"mark {label[len(plain):]}"} if label != plain else set())
+        else:
+            assert got == {move}
+    assert any(n.startswith("mark") for n in names)  # Gothic has lifted arcs
+    _, held_out = gothic
+    texts = [words_only(nlp, d) for d in held_out[:40]]
+    before = [tree_of(d) for d in nlp.pipe(texts)]
+    nlp.to_disk(tmp_path / "pipe")
+    loaded = spacy.load(tmp_path / "pipe")
+    assert [tree_of(d) for d in loaded.pipe(words_only(loaded, d) for d in texts)] == before
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
@@ -202,7 +234,7 @@ def test_labels_for_spacy_init_labels(trained):
     assert "root" in parser.label_data and "nsubj" in parser.label_data
 
 
-@pytest.mark.parametrize("system", ["arc-eager", "2-planar"])
+@pytest.mark.parametrize("system", ["arc-eager", "2-planar", "arc-eager+labels_apart"])
 def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
     """The C hidden layer used when parsing on CPU gives the scores of the
     Thinc-ops forward (the path a GPU takes), state by state."""

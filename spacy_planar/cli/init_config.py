@@ -11,7 +11,7 @@ from ..errors import Errors
 from ._app import USER_ERRORS, app, fail, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
-SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "spacy_parser")
+SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "spacy_parser", "spacy_parser_small")
 
 
 def _sections(text: str) -> List[Tuple[str, List[str]]]:
@@ -26,22 +26,16 @@ def _sections(text: str) -> List[Tuple[str, List[str]]]:
     return out
 
 
-def merged_config(system: str, base: Optional[Path] = None) -> str:
-    """The text of the training config of ``system`` (one of
-    ``SYSTEM_CONFIGS``): ``base`` (default: the package's base.cfg) with the
-    system's partial config merged in, section by section: a section the
-    base has gets the partial's settings in place of its own, the others go
-    after the base's last ``[components...]`` section. Variables are left as
-    they are."""
-    if system not in SYSTEM_CONFIGS:
-        raise ValueError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
-    base_path = PARTS / "base.cfg" if base is None else Path(base)
-    check_input(base_path)
-    sections = _sections(base_path.read_text(encoding="utf-8"))
+def _merge(sections: List[Tuple[str, List[str]]], part: str) -> List[Tuple[str, List[str]]]:
+    """``sections`` with the partial config ``part`` (a file of PARTS)
+    merged in, section by section: a section the base has gets the
+    partial's settings in place of its own, the others go after the base's
+    last ``[components...]`` section."""
+    sections = list(sections)
     headers = [h for h, _ in sections]
     last = max((i for i, h in enumerate(headers) if h.startswith("[components")), default=len(sections) - 1)
     added: List[Tuple[str, List[str]]] = []
-    for header, lines in _sections((PARTS / f"{system}.cfg").read_text(encoding="utf-8")):
+    for header, lines in _sections((PARTS / part).read_text(encoding="utf-8")):
         if header not in headers:
             added.append((header, lines if lines and not lines[-1].strip() else [*lines, ""]))
             continue
@@ -51,8 +45,30 @@ def merged_config(system: str, base: Optional[Path] = None) -> str:
         merged[-1:-1] = list(settings.values())
         sections[headers.index(header)] = (header, merged)
     sections[last + 1:last + 1] = added
+    return sections
+
+
+def merged_config(system: str, base: Optional[Path] = None, tagging: bool = False) -> str:
+    """The text of the training config of ``system`` (one of
+    ``SYSTEM_CONFIGS``): ``base`` (default: the package's base.cfg) with the
+    system's partial config merged in (``_merge``); with ``tagging``, also
+    the taggers' partial (tagging.cfg: a morphologizer and a tagger sharing
+    the tok2vec), which go after the tok2vec in the pipeline. Variables are
+    left as they are."""
+    if system not in SYSTEM_CONFIGS:
+        raise ValueError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
+    base_path = PARTS / "base.cfg" if base is None else Path(base)
+    check_input(base_path)
+    sections = _merge(_sections(base_path.read_text(encoding="utf-8")), f"{system}.cfg")
+    if tagging:
+        sections = _merge(sections, "tagging.cfg")
+        nlp = [h for h, _ in sections].index("[nlp]")
+        sections[nlp] = ("[nlp]", [line.replace('"tok2vec",', '"tok2vec","morphologizer","tagger",')
+                                   if line.startswith("pipeline") else line for line in sections[nlp][1]])
     text = "\n".join(line for header, lines in sections for line in [header, *lines])
-    return f"# spacy-planar init-config {system}: base.cfg merged with {system}.cfg\n{text.rstrip()}\n"
+    name = f"{system} --tagging" if tagging else system
+    parts = f"{system}.cfg and tagging.cfg" if tagging else f"{system}.cfg"
+    return f"# spacy-planar init-config {name}: base.cfg merged with {parts}\n{text.rstrip()}\n"
 
 
 @app.command("init-config")
@@ -60,13 +76,17 @@ def init_config(
     system: str = typer.Argument(..., help="|".join(SYSTEM_CONFIGS)),
     output_path: Path = typer.Argument(..., help="Where to write the config (.cfg)"),
     base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
+    tagging: bool = typer.Option(False, "--tagging", "-t", help="Add a morphologizer (UPOS + FEATS) and a tagger "
+                                 "(XPOS) sharing the tok2vec, trained with the parser"),
 ) -> None:
     """Write a training config: the shared base merged with one parser's partial.
 
     Write a training config: the shared base (tok2vec, corpora, training)
-    merged with one parser's partial config."""
+    merged with one parser's partial config; ``--tagging`` adds a
+    morphologizer and a tagger for UD treebanks (words in; heads, labels,
+    UPOS, FEATS and XPOS out)."""
     try:
-        text = merged_config(system, base)
+        text = merged_config(system, base, tagging)
     except USER_ERRORS as e:
         fail(str(e))
     with atomic_output(output_path) as f:

@@ -110,6 +110,14 @@ class PlanarParser(TrainablePipe):
                                                 n_system=len(system.table)))
         self.model.set_dim("nO", len(system.table), force=True)
         upper.set_dim("nO", len(system.table), force=True)
+        if self.model.has_ref("parts"):  # labels scored apart: the parts of each action
+            parts = self.model.get_ref("parts")
+            names, matrix = system.table.factors()
+            if parts.has_param("W") and parts.get_dim("nO") != len(names):
+                raise ValueError(Errors.E060.format(name=self.name, n_model=parts.get_dim("nO"),
+                                                    n_system=len(names)))
+            parts.set_dim("nO", len(names), force=True)
+            parts.attrs["parts"] = matrix
 
     # --- training ---------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,

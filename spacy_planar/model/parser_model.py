@@ -30,6 +30,7 @@ def build_planar_parser_model(
     tok2vec: Model[List[Doc], List[Floats2d]],
     hidden_width: int = 64,
     maxout_pieces: int = 2,
+    labels_apart: bool = False,
     nO: Optional[int] = None,
 ) -> Model:
     """Pick this for every transition system of spacy-planar. The hidden layer
@@ -37,7 +38,14 @@ def build_planar_parser_model(
     work per token and per transition). ``tok2vec`` is
     usually a ``spacy.Tok2VecListener.v1`` sharing the pipeline's tok2vec;
     ``nO`` (the number of actions) and the number of feature slots are set by
-    the component from its transition system."""
+    the component from its transition system.
+
+    ``labels_apart``: a second output layer scores the parts actions share
+    (``ActionTable.factors``: the move, the plain label, a pseudo-projective
+    mark), and each action's score adds the scores of its parts to its own.
+    A rare labelled action then learns from every action with its move or
+    its label. At parse time the two layers are summed into one (the same
+    scores, the same speed)."""
     lower = Model(
         "planar_precomputable",
         lower_forward,
@@ -54,18 +62,17 @@ def build_planar_parser_model(
     )
     upper = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
     dropout = Dropout(0.1)  # on the hidden layer; training.dropout sets its rate
-    return Model(
-        "planar_parser",
-        forward,
-        init=init,
-        layers=[tok2vec, lower, upper, dropout, labels],
-        refs={"tok2vec": tok2vec, "lower": lower, "upper": upper, "dropout": dropout, "labels": labels},
-        dims={"nO": nO},
-    )
+    layers = [tok2vec, lower, upper, dropout, labels]
+    refs = {"tok2vec": tok2vec, "lower": lower, "upper": upper, "dropout": dropout, "labels": labels}
+    if labels_apart:
+        # the parts' scores; the component sets nK and attrs["parts"] (actions x parts, 0/1)
+        refs["parts"] = Linear(nI=hidden_width, init_W=zero_init)
+        layers.append(refs["parts"])
+    return Model("planar_parser", forward, init=init, layers=layers, refs=refs, dims={"nO": nO})
 
 
 def init(model: Model, X=None, Y=None) -> Model:
-    tok2vec, lower, upper, _, labels = model.layers
+    tok2vec, lower, upper, _, labels = model.layers[:5]
     if X is not None:
         tok2vec.initialize(X=X)
     if not lower.has_dim("nI"):
@@ -75,7 +82,22 @@ def init(model: Model, X=None, Y=None) -> Model:
     if model.has_dim("nO"):
         upper.set_dim("nO", model.get_dim("nO"))
     upper.initialize()
+    if model.has_ref("parts"):
+        model.get_ref("parts").initialize()
     return model
+
+
+def output_weights(model: Model):
+    """The output layer's weights (actions, hidden) and bias, with the
+    parts' layer folded in where labels are scored apart: W + P V, b + P c
+    for the (actions, parts) matrix P."""
+    upper = model.get_ref("upper")
+    W, b = upper.get_param("W"), upper.get_param("b")
+    if not model.has_ref("parts"):
+        return W, b
+    parts = model.get_ref("parts")
+    P = model.ops.asarray(parts.attrs["parts"])
+    return W + P @ parts.get_param("W"), b + P @ parts.get_param("b")
 
 
 def lower_init(model: Model, X=None, Y=None) -> Model:
@@ -118,8 +140,9 @@ def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, 
     nO = nH * nP
     W = model.get_param("W")
     table = model.ops.alloc2f(X.shape[0] + 1, nF * nO, zeros=False)
-    # xp's matmul (numpy's BLAS on CPU, cupy on GPU): a quarter faster here than ops.gemm
-    model.ops.xp.matmul(X, W.T, out=table[:-1])
+    # ops.gemm: on the CPU blis, single-threaded as the rest of the pipeline (numpy's
+    # OpenBLAS starts a thread per core, which waits on a busy machine)
+    model.ops.gemm(X, W, trans2=True, out=table[:-1])
     table[-1] = model.get_param("pad").ravel()
 
     def backprop(d_table: Floats3d) -> Floats2d:
@@ -177,8 +200,8 @@ class StateScorer:
         self.nP = lower.get_dim("nP")
         self.b = lower.get_param("b")
         self.E = labels.get_param("E")
-        self.W_T = model.ops.xp.ascontiguousarray(upper.get_param("W").T)
-        self.b_out = upper.get_param("b")
+        W, self.b_out = output_weights(model)
+        self.W_T = model.ops.xp.ascontiguousarray(W.T)
 
     def __call__(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
         if self.model.ops.xp is not numpy:  # GPU: the training forward without dropout
@@ -187,7 +210,7 @@ class StateScorer:
         n_rows, nF, width = self.table.shape
         hidden = _hidden.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
                                 lab_ids, self.nP)
-        scores = hidden @ self.W_T
+        scores = self.model.ops.gemm(hidden, self.W_T)  # blis, one thread (see lower_forward)
         scores += self.b_out
         return scores
 
@@ -229,9 +252,17 @@ def states_forward(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d,
         hidden, which = ops.maxout(pre.reshape((pre.shape[0], nH, nP)))
     dropped, bp_dropout = dropout(hidden, is_train)
     scores, bp_upper = upper(dropped, is_train)
+    if model.has_ref("parts"):
+        parts = model.get_ref("parts")
+        P = ops.asarray(parts.attrs["parts"])
+        part_scores, bp_parts = parts(dropped, is_train)
+        scores = scores + part_scores @ P.T
 
     def backprop(d_scores: Floats2d) -> Floats3d:
-        d_hidden = bp_dropout(bp_upper(d_scores))
+        d_dropped = bp_upper(d_scores)
+        if model.has_ref("parts"):
+            d_dropped += bp_parts(d_scores @ P)
+        d_hidden = bp_dropout(d_dropped)
         if nP == 1:
             d_pre = ops.backprop_relu(d_hidden, hidden)
         else:

@@ -84,6 +84,29 @@ class ActionTable:
     def names(self) -> List[str]:
         return [MOVE_NAMES[m] + (f"-{self.labels[l]}" if l >= 0 else "") for m, l in zip(self.move_of, self.label_of)]
 
+    def factors(self) -> Tuple[List[str], np.ndarray]:
+        """The parts every action shares with others, for an output layer
+        that scores labels apart from moves: its move, and for a labelled
+        move its label's parts (the plain label, and a pseudo-projective
+        decoration apart: ``obl`` and ``\u2191nmod`` of ``obl\u2191nmod``). Returns
+        the names of the parts and the (actions, parts) 0/1 matrix saying
+        which parts make up each action."""
+        from ..pseudoproj import undecorate
+
+        names: Dict[str, int] = {}
+        pairs = []
+        for a, (m, l) in enumerate(zip(self.move_of.tolist(), self.label_of.tolist())):
+            parts = [MOVE_NAMES[m]]
+            if l >= 0:
+                label = self.labels[l]
+                base = undecorate(label)
+                parts += [f"label {base}"] + ([f"mark {label[len(base):]}"] if label != base else [])
+            pairs += [(a, names.setdefault(p, len(names))) for p in parts]
+        matrix = np.zeros((len(self), len(names)), dtype=np.float32)
+        for a, k in pairs:
+            matrix[a, k] = 1.0
+        return list(names), matrix
+
 
 class States:
     """Configurations of a batch of sentences (see the module docstring)."""
