@@ -139,7 +139,7 @@ def test_every_entry_point_resolves():
             else:
                 assert registry.transition_systems.get(ep.name) is func
                 assert func()(["obj"], "root").table.names()
-    assert found == 7
+    assert found == 8
 
 
 def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
