@@ -252,3 +252,34 @@ def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
     labs = rng.integers(-1, len(parser.system.labels), size=(200, scorer.E.shape[0]))
     want, _ = states_forward(parser.model, scorer.table, ids, labs, is_train=False)
     np.testing.assert_allclose(scorer(ids, labs), want, rtol=1e-4, atol=1e-4)
+
+
+def test_parser_reads_predicted_tags(gothic):
+    """With spacy-planar.WithTags.v1 around its listener, the parser's input
+    is the tok2vec's vectors plus embeddings of the tags that earlier
+    components set (taggers annotating in training too): its feature table
+    changes when a word's predicted tag does, and it parses valid trees."""
+    import numpy as np
+
+    train_docs, held_out = gothic
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("tok2vec")
+    nlp.add_pipe("morphologizer")
+    nlp.add_pipe("tagger")
+    tags = {"@architectures": "spacy-planar.WithTags.v1", "width": 16, "tok2vec": LISTENER["tok2vec"]}
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["2-planar"],
+                                          "model": dict(LISTENER, tok2vec=tags)})
+    examples = [Example(words_only(nlp, d), d) for d in train_docs[:100]]
+    sgd = nlp.initialize(lambda: examples)
+    for _ in range(3):
+        for i in range(0, len(examples), 16):
+            nlp.update(examples[i:i + 16], sgd=sgd, annotates=["morphologizer", "tagger"])
+    parser = nlp.get_pipe("planar_parser")
+    assert parser.model.get_ref("lower").get_dim("nI") == 96 + 3 * 16
+    doc = nlp(words_only(nlp, held_out[0]))
+    assert doc.has_annotation("POS") and tree_error(tree_of(doc)[0]) is None
+    other = nlp.get_pipe("tagger")(nlp.get_pipe("morphologizer")(nlp.get_pipe("tok2vec")(words_only(nlp, held_out[0]))))
+    before = parser.model.predict([other]).table.copy()
+    other[0].pos_ = "NOUN" if other[0].pos_ != "NOUN" else "VERB"
+    after = parser.model.predict([other]).table
+    assert not np.allclose(before[0], after[0]) and np.allclose(before[1:], after[1:])
