@@ -140,9 +140,9 @@ def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, 
     nO = nH * nP
     W = model.get_param("W")
     table = model.ops.alloc2f(X.shape[0] + 1, nF * nO, zeros=False)
-    # ops.gemm: on the CPU blis, single-threaded as the rest of the pipeline (numpy's
-    # OpenBLAS starts a thread per core, which waits on a busy machine)
-    model.ops.gemm(X, W, trans2=True, out=table[:-1])
+    # xp's matmul (numpy's OpenBLAS on CPU, cupy on GPU): faster here than ops.gemm (blis), with one
+    # thread or several, on an idle machine or a busy one (docs/decisions.md, 2026-11-24)
+    model.ops.xp.matmul(X, W.T, out=table[:-1])
     table[-1] = model.get_param("pad").ravel()
 
     def backprop(d_table: Floats3d) -> Floats2d:
@@ -210,7 +210,7 @@ class StateScorer:
         n_rows, nF, width = self.table.shape
         hidden = _hidden.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
                                 lab_ids, self.nP)
-        scores = self.model.ops.gemm(hidden, self.W_T)  # blis, one thread (see lower_forward)
+        scores = hidden @ self.W_T  # numpy's matmul, as in lower_forward
         scores += self.b_out
         return scores
 
