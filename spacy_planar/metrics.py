@@ -74,8 +74,8 @@ class Scores:
     per_length: np.ndarray = field(default_factory=lambda: np.zeros((len(LENGTH_BINS), 3), dtype=np.int64))
     # per (gold label, "head left" / "head right") over the long gold arcs: [arcs, heads right, arcs right]
     per_long: Dict[Tuple[str, str], list] = field(default_factory=dict)
-    # per sentence, in order: [heads right, arcs right] (for paired tests between systems)
-    per_sentence: List[Tuple[int, int]] = field(default_factory=list)
+    # per sentence, in order: (words, heads right, arcs right), for paired tests between systems
+    per_sentence: List[Tuple[int, int, int]] = field(default_factory=list)
 
     def add(self, gold: Tree, system: Tree) -> None:
         gh = np.asarray(gold[0])
@@ -89,7 +89,7 @@ class Scores:
         self.heads_right += int(head_ok.sum())
         self.arcs_right += int(arc_ok.sum())
         self.exact_u += int(head_ok.all())
-        self.per_sentence.append((int(head_ok.sum()), int(arc_ok.sum())))
+        self.per_sentence.append((len(gh), int(head_ok.sum()), int(arc_ok.sum())))
         self.exact_l += int(arc_ok.all())
         g_np = nonprojective_arcs(gh)
         s_np = nonprojective_arcs(sh)

@@ -61,7 +61,6 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
     res["by_length"] = scores.by_length()
     res["long_arcs"] = scores.long_arcs()
     res["per_sentence"] = scores.per_sentence
-    res["per_sentence_words"] = [len(s) for s in sents]
     res["words_per_s"] = sum(len(s) for s in sents) / best
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
@@ -100,15 +99,18 @@ def significance(runs: Dict[str, List[Dict]], anchor: str) -> Dict[str, Dict[str
     """For each NAME but the anchor: the paired bootstrap test
     (``metrics.paired_bootstrap``) of its UAS and LAS against the anchor's,
     each sentence's right words averaged over the NAME's runs."""
-    def per_sentence(rs: List[Dict], col: int) -> List[float]:
-        return [statistics.mean(r["per_sentence"][i][col] for r in rs) for i in range(len(rs[0]["per_sentence"]))]
+    import numpy as np
 
-    words = runs[anchor][0]["per_sentence_words"]
+    def mean_right(rs: List[Dict]):  # per sentence: words, heads right, arcs right (means over the runs)
+        return np.mean([r["per_sentence"] for r in rs], axis=0)
+
+    base = mean_right(runs[anchor])
     out = {}
     for name, rs in runs.items():
         if name != anchor:
-            out[name] = {k: paired_bootstrap(per_sentence(rs, col), per_sentence(runs[anchor], col), words)
-                         for col, k in enumerate(("UAS", "LAS"))}
+            right = mean_right(rs)
+            out[name] = {k: paired_bootstrap(right[:, col], base[:, col], base[:, 0])
+                         for col, k in ((1, "UAS"), (2, "LAS"))}
     return out
 
 

@@ -26,6 +26,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..pseudoproj import undecorate
 from . import _core
 
 INT = np.int64
@@ -91,8 +92,6 @@ class ActionTable:
         decoration apart: ``obl`` and ``\u2191nmod`` of ``obl\u2191nmod``). Returns
         the names of the parts and the (actions, parts) 0/1 matrix saying
         which parts make up each action."""
-        from ..pseudoproj import undecorate
-
         names: Dict[str, int] = {}
         pairs = []
         for a, (m, l) in enumerate(zip(self.move_of.tolist(), self.label_of.tolist())):
