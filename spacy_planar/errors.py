@@ -33,6 +33,7 @@ class Errors:
     E083 = "[E083] {path}: expected an .svg or .html file"
     E084 = "[E084] {source}: no sentence {sentence} (it has {n} annotated)"
     E085 = "[E085] {source}: a pipeline draws the parse of --text; a CoNLL-U file (.conllu) takes no --text"
+    E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"

@@ -87,6 +87,19 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     assert config["components"]["planar_parser"]["transition_system"]["@transition_systems"] == "spacy-planar.swap.v1"
     r = CliRunner().invoke(app, ["init-config", "nope", str(tmp_path / "x.cfg")])
     assert r.exit_code == 1 and "unknown system 'nope'" in r.output
+    # --tagging puts the taggers right after the tok2vec, however the base writes its list
+    text = (PARTS / "base.cfg").read_text(encoding="utf-8")
+    spaced = text.replace('pipeline = ["tok2vec","planar_parser"]', 'pipeline = ["tok2vec", "planar_parser"]')
+    assert spaced != text
+    base.write_text(spaced, encoding="utf-8")
+    r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "ud.cfg"), "--base", str(base), "--tagging"])
+    assert r.exit_code == 0, r.output
+    config = Config().from_disk(tmp_path / "ud.cfg", interpolate=False)
+    assert config["nlp"]["pipeline"] == ["tok2vec", "morphologizer", "tagger", "planar_parser"]
+    base.write_text(text.replace('pipeline = ["tok2vec","planar_parser"]', 'pipeline = ["planar_parser"]'),
+                    encoding="utf-8")
+    r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "x.cfg"), "--base", str(base), "--tagging"])
+    assert r.exit_code == 1 and "E086" in r.output and not (tmp_path / "x.cfg").exists()
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])

@@ -1,6 +1,7 @@
 """``init-config``: a training config from the shared base and one parser's partial."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -48,6 +49,16 @@ def _merge(sections: List[Tuple[str, List[str]]], part: str) -> List[Tuple[str, 
     return sections
 
 
+def _with_taggers(line: str, base: Path) -> str:
+    """The ``pipeline = [...]`` line of [nlp] with the morphologizer and the
+    tagger right after the tok2vec (E086 where there is no tok2vec)."""
+    pipeline = json.loads(line.split("=", 1)[1])
+    if "tok2vec" not in pipeline:
+        raise ValueError(Errors.E086.format(base=base, pipeline=pipeline))
+    at = pipeline.index("tok2vec") + 1
+    return "pipeline = " + json.dumps(pipeline[:at] + ["morphologizer", "tagger"] + pipeline[at:], separators=(",", ":"))
+
+
 def merged_config(system: str, base: Optional[Path] = None, tagging: bool = False) -> str:
     """The text of the training config of ``system`` (one of
     ``SYSTEM_CONFIGS``): ``base`` (default: the package's base.cfg) with the
@@ -63,8 +74,8 @@ def merged_config(system: str, base: Optional[Path] = None, tagging: bool = Fals
     if tagging:
         sections = _merge(sections, "tagging.cfg")
         nlp = [h for h, _ in sections].index("[nlp]")
-        sections[nlp] = ("[nlp]", [line.replace('"tok2vec",', '"tok2vec","morphologizer","tagger",')
-                                   if line.startswith("pipeline") else line for line in sections[nlp][1]])
+        sections[nlp] = ("[nlp]", [_with_taggers(line, base_path) if line.split("=")[0].strip() == "pipeline" else line
+                                   for line in sections[nlp][1]])
     text = "\n".join(line for header, lines in sections for line in [header, *lines])
     name = f"{system} --tagging" if tagging else system
     parts = f"{system}.cfg and tagging.cfg" if tagging else f"{system}.cfg"
