@@ -1,10 +1,12 @@
 """The one loop that drives a transition system over a batch of states,
 whatever chooses the moves: the static oracle (``oracle_run``: training
 data and the ``oracle`` command), the model while training with exploration
-(``exploration_run``), the model alone (``greedy_parse``), or chance
-(``random_run``, for tests).
+(``exploration_run``), the model alone (``greedy_parse``), the model with a
+beam (``beam_parse``), or chance (``random_run``, for tests).
 
-Each step, every live state gets one action from the chooser, all at once.
+Each step, every live state gets one action from the chooser, all at once;
+a chooser may instead re-form the batch, naming the row each new state is
+copied from (beam search: a sentence's states are rows of the batch).
 One rule for finished rows: when fewer than ``COMPACT_BELOW`` of the
 batch's rows are live, the finished ones are dropped (their trees kept where
 the caller wants them), so a step costs in proportion to the live states.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -24,8 +26,11 @@ from .systems.state import INT, MOVE_NAMES, States, _core
 
 COMPACT_BELOW = 0.5
 
-# chooser(states, oracle or None, original rows, offsets, live) -> [B] action ids (-1: none)
-Chooser = Callable[[States, Optional[Oracle], np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+# chooser(states, oracle or None, original rows, offsets, live) -> [B] action ids (-1: none),
+# or (parents, actions): the new batch's rows are copies of the rows ``parents``, each then
+# taking its action
+Chooser = Callable[[States, Optional[Oracle], np.ndarray, np.ndarray, np.ndarray],
+                   Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]]
 
 
 def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Optional[Oracle] = None,
@@ -58,6 +63,11 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
             bound = bound[keep] if bound is not None else None
             oracle = oracle.select(keep) if oracle is not None else None
         actions = choose(st, oracle, rows, offsets, ~done)
+        if isinstance(actions, tuple):  # the batch re-formed from the rows ``parents``
+            parents, actions = actions
+            st, rows, offsets, dead, done = st.select(parents), rows[parents], offsets[parents], dead[parents], done[parents]
+            bound = bound[parents] if bound is not None else None
+            oracle = oracle.select(parents) if oracle is not None else None
         dead |= (actions < 0) & ~done
         system.apply(st, actions)
         if observer is not None:
@@ -191,6 +201,105 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
                                   (~live).view(np.uint8))
 
     return drive(system, st, choose, offsets=offsets, keep_trees=True, observer=observer)
+
+
+def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
+               beam_width: int, density: float = 0.0, merge: bool = True, finish: bool = False) -> List[Tree]:
+    """Parse with beam search: each sentence keeps the ``beam_width`` states
+    of highest total score, the sum of the log-probabilities of their actions
+    (the model's softmax over the valid actions, as it is trained). A beam's
+    states are rows of the batch, best first; a finished state stays in its
+    beam as it is, competing with the unfinished ones, until the whole beam
+    is final; the sentence's tree is then its best state's. With
+    ``beam_width`` 1 this is ``greedy_parse``.
+
+    ``density``: drop the candidates whose probability is below ``density``
+    times that of their sentence's best candidate (spaCy's ``beam_density``;
+    0: none dropped).
+    ``merge``: merge equivalent states (Huang & Sagae 2010, section 3): two
+    states of a sentence that neither the model nor the system can tell
+    apart from here on (``States.signature``: both stacks and the buffer
+    whole, with what the features read of their words) become one, the
+    better scored. This is the Viterbi step of their dynamic programme;
+    predictor pointers are not needed, since the signature holds the stacks
+    whole: merged states differ only in arcs among words out of play. A
+    merge frees the slot for the next step."""
+    width = max(int(beam_width), 1)
+    B = len(lengths)
+    st = system.init_states(lengths, finish=finish)
+    trees: List[Optional[Tree]] = [None] * B
+    recorded = np.zeros(B, dtype=bool)  # sentences whose beam is all final, tree taken
+    log_density = np.log(density) if density > 0 else -np.inf
+    beam = {"total": np.zeros(B), "rows": np.arange(B)}  # per row: total score, sentence
+
+    def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray):
+        total = beam["total"]
+        mine = np.flatnonzero(~recorded[rows])  # the rows of sentences still parsing
+        if merge and len(mine) > 1:
+            mine = mine[_first_of_each(rows[mine], st.signature()[mine])]
+        going = mine[live[mine]]
+        cand = np.full((len(going), len(system.table)), -np.inf)
+        if len(going):
+            ids, labs = system.get_features(st, offsets)
+            valid = system.valid_actions(st)[going]
+            scores = np.asarray(score(ids[going], labs[going]), dtype=np.float64)
+            cand = total[going, None] + _log_softmax(scores, valid)
+        if cand.shape[1] > width:  # no more than ``width`` candidates of a row can be kept
+            top = np.argpartition(-cand, width - 1, axis=1)[:, :width]
+            top.sort(axis=1)  # ties: the lower action first, as greedy_parse
+        else:
+            top = np.broadcast_to(np.arange(cand.shape[1]), cand.shape)
+        k = np.repeat(np.arange(len(going)), top.shape[1])
+        a = top.reshape(-1)
+        c = cand[k, a]
+        ok = np.isfinite(c)
+        finished = mine[~live[mine]]  # they stay as they are (action -1)
+        r = np.concatenate([going[k[ok]], finished])
+        a = np.concatenate([a[ok], np.full(len(finished), -1, dtype=a.dtype)])
+        c = np.concatenate([c[ok], total[finished]])
+        sent = rows[r]
+        order = np.lexsort((r, -c, sent))  # by sentence, best first; ties: the earlier row
+        r, a, c, sent = r[order], a[order], c[order], sent[order]
+        first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]])
+        lead = np.repeat(first, np.diff(np.r_[first, len(sent)]))
+        kept = (np.arange(len(sent)) - lead < width) & (c >= c[lead] + log_density)
+        beam["total"], beam["rows"] = c[kept], sent[kept]
+        return r[kept], a[kept]
+
+    def observe(system: TransitionSystem, st: States, actions: np.ndarray, offsets: np.ndarray) -> None:
+        rows = beam["rows"]
+        if not len(rows):
+            return
+        first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        done = np.logical_and.reduceat(system.is_final(st), first)
+        new = first[done & ~recorded[rows[first]]]
+        for r, tree in zip(new, system.output_trees(st, new)):
+            trees[rows[r]] = tree
+        recorded[rows[new]] = True
+
+    drive(system, st, choose, offsets=offsets, compact_below=0.0, observer=observe)
+    lost = [k for k, tree in enumerate(trees) if tree is None]  # never expected: a beam always has a move
+    if lost:
+        for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish)):
+            trees[k] = tree
+    return trees
+
+
+def _log_softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Log of the softmax over each row's valid actions (-inf elsewhere)."""
+    masked = np.where(valid, scores, -np.inf)
+    top = masked.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return masked - top - np.log(np.exp(masked - top).sum(axis=1, keepdims=True))
+
+
+def _first_of_each(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Positions of the first row of each distinct (group, key row), in order."""
+    both = np.ascontiguousarray(np.concatenate([groups[:, None], keys], axis=1))
+    as_bytes = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
+    _, first = np.unique(as_bytes, return_index=True)
+    return np.sort(first)
 
 
 # --- chance (tests) -----------------------------------------------------------------

@@ -225,6 +225,20 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
                             "-r", "1", "--busy", "1", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output[r.output.index("{"):])["b"]["ratio"] > 0
+    # a beam for one NAME: the same model under two names, one parsing with a beam of 4
+    r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
+                            "-r", "1", "--beam", "b=4", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output[r.output.index("{"):])["b"]["words_per_s"] > 0
+    r = runner.invoke(app, ["compare", str(gold), f"greedy={out / 'model-last'}", f"beam={out / 'model-last'}",
+                            "-r", "1", "--anchor", "greedy", "--beam", "beam=4"])
+    assert r.exit_code == 0, r.output
+    assert any(line.startswith("| beam |") for line in r.output.splitlines())
+    for bad in ("beam=0", "beam"):
+        r = runner.invoke(app, ["compare", str(gold), f"beam={out / 'model-last'}", "-r", "1", "--beam", bad])
+        assert r.exit_code == 1 and "E087" in r.output
+    r = runner.invoke(app, ["bench", "speed", str(gold), f"a={tmp_path / 'blank'}", "-r", "1", "--beam", "a=4"])
+    assert r.exit_code == 1 and "no planar_parser" in r.output
     r = runner.invoke(app, ["bench", "train", str(small_corpus), f"swap={config}", "--limit", "20", "-e", "1", "--json"])
     assert r.exit_code == 0, r.output
 

@@ -280,3 +280,31 @@ def test_parser_reads_predicted_tags(gothic):
     other[0].pos_ = "NOUN" if other[0].pos_ != "NOUN" else "VERB"
     after = parser.model.predict([other]).table
     assert not np.allclose(before[0], after[0]) and np.allclose(before[1:], after[1:])
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
+    """``beam_width`` set when loading: width 1 is the greedy parse; a beam of
+    4 changes some parses, each a valid tree, and costs no more than noise in
+    accuracy (these models are small; what a beam gains is in
+    docs/results.md)."""
+    nlp = trained[system]
+    _, held_out = gothic
+    nlp.to_disk(tmp_path / "pipe")
+    texts = [words_only(nlp, d) for d in held_out]
+    greedy = [tree_of(d) for d in nlp.pipe(texts)]
+    one = spacy.load(tmp_path / "pipe", config={"components": {"planar_parser": {"beam_width": 1}}})
+    assert [tree_of(d) for d in one.pipe(words_only(one, d) for d in texts)] == greedy
+    four = spacy.load(tmp_path / "pipe", config={"components": {"planar_parser": {"beam_width": 4}}})
+    assert four.get_pipe("planar_parser").cfg["beam_width"] == 4
+    beam = [tree_of(d) for d in four.pipe(words_only(four, d) for d in texts)]
+    assert all(tree_error(h) is None for h, _ in beam)
+    assert beam != greedy  # the beam changes some parses
+    gold = [tree_of(d) for d in held_out]
+    assert evaluate(list(zip(gold, beam)))["UAS"] > evaluate(list(zip(gold, greedy)))["UAS"] - 2.0
+
+
+def test_beam_options_are_checked():
+    nlp = spacy.blank("xx")
+    with pytest.raises(ValueError, match="E062"):
+        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "beam_width": 0})

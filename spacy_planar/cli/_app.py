@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import typer
 from wasabi import Printer
@@ -12,7 +12,7 @@ from wasabi import Printer
 from ..conllu_io import SkipReport, read_conllu
 
 from .. import __version__
-from ..errors import ConlluError
+from ..errors import ConlluError, Errors
 
 # what a command reports as one line and exit 1: bad input (file, line,
 # reason), a file that is missing or a directory, a value out of range
@@ -50,3 +50,29 @@ def trees_of(path: Path, report: Optional[SkipReport] = None) -> Iterator[Tuple[
             yield sent.heads, sent.deprels
 
 
+
+
+def beam_widths(items: Sequence[str]) -> Dict[str, int]:
+    """``--beam NAME=WIDTH`` options: the beam width of each NAME."""
+    out = {}
+    for item in items:
+        name, _, width = item.partition("=")
+        if not width.isdigit() or int(width) < 1:
+            raise ValueError(Errors.E087.format(item=item))
+        out[name] = int(width)
+    return out
+
+
+def load_pipeline(path: Path, beam_width: Optional[int] = None):
+    """``spacy.load(path)``; with ``beam_width``, every planar_parser of the
+    pipeline parses with a beam of that width (E082 where there is none)."""
+    import spacy
+    from spacy.util import load_config
+
+    if beam_width is None:
+        return spacy.load(path)
+    components = load_config(Path(path) / "config.cfg")["components"]
+    ours = [name for name, cfg in components.items() if cfg.get("factory") == "planar_parser"]
+    if not ours:
+        raise ValueError(Errors.E082.format(model=path, pipes=", ".join(components)))
+    return spacy.load(path, config={"components": {name: {"beam_width": beam_width} for name in ours}})

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional
 import typer
 
 from ..conllu_io import read_conllu
-from ._app import bench_app, msg, trees_of
+from ._app import USER_ERRORS, beam_widths, bench_app, fail, load_pipeline, msg, trees_of
 from .analyse import stats_of
 
 
@@ -139,6 +139,7 @@ def bench_speed(
     repeats: int = typer.Option(5, "--repeats", "-r"),
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     busy: int = typer.Option(0, "--busy", help="Keep this many other processes busy while timing (a busy machine)"),
+    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH: that NAME parses with a beam of WIDTH"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Parse speed of trained pipelines, side by side in one run.
@@ -147,11 +148,11 @@ def bench_speed(
     go round the pipelines in turn; best, median and max, and the ratio to
     the first pipeline. Threads as the environment sets them (OMP_NUM_THREADS=1
     for one thread); ``--busy N`` times them while N other processes spin,
-    as on a machine doing other work."""
+    as on a machine doing other work. ``--beam NAME=WIDTH``: that NAME's
+    planar_parser parses with a beam (the same pipeline may be given twice,
+    under two NAMEs)."""
     import multiprocessing
     import os
-
-    import spacy
 
     from .parse import input_docs
 
@@ -159,7 +160,11 @@ def bench_speed(
              f"{os.cpu_count()} cores")
     sents = list(read_conllu(data))
     words = sum(len(s) for s in sents)
-    pipes = [(name, spacy.load(path)) for name, path in _pipelines(models)]
+    try:
+        widths = beam_widths(beams)
+        pipes = [(name, load_pipeline(path, widths.get(name))) for name, path in _pipelines(models)]
+    except USER_ERRORS as e:
+        fail(str(e))
     seconds: Dict[str, List[float]] = {name: [] for name, _ in pipes}
     for name, nlp in pipes:  # warm up
         list(nlp.pipe(input_docs(nlp, sents[:200]), batch_size=batch_size))

@@ -12,7 +12,7 @@ import typer
 from ..conllu_io import atomic_output, read_conllu
 from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
-from ._app import USER_ERRORS, app, fail
+from ._app import USER_ERRORS, app, beam_widths, fail, load_pipeline
 from .parse import input_docs, ud_tree
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -41,11 +41,11 @@ def train(
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
 
-def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1) -> Dict:
-    """Parse ``gold``'s words with a pipeline; metrics and parse speed."""
-    import spacy
-
-    nlp = spacy.load(model_dir)
+def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1,
+                   beam_width: Optional[int] = None) -> Dict:
+    """Parse ``gold``'s words with a pipeline (its planar_parser with a beam
+    of ``beam_width``, if given); metrics and parse speed."""
+    nlp = load_pipeline(model_dir, beam_width)
     sents = list(read_conllu(gold))
     best = float("inf")
     parsed = []
@@ -124,6 +124,8 @@ def compare(
                                    "and of UAS over the long arcs by gold label"),
     anchor: str = typer.Option("spacy_parser", "--anchor", "-a",
                                help="The NAME the others are tested against (paired bootstrap), if given"),
+    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH: that NAME's pipelines parse with a beam "
+                                    "of WIDTH (their planar_parser's beam_width); repeat for several NAMEs"),
 ) -> None:
     """Compare trained pipelines on one treebank: a markdown table.
 
@@ -139,12 +141,17 @@ def compare(
     a third, UAS over the long arcs (7+) of the most frequent kinds (gold label
     and side of the head)."""
     runs: Dict[str, List[Dict]] = {}
+    try:
+        widths = beam_widths(beams)
+    except ValueError as e:
+        fail(str(e))
     for item in models:
         name, _, path = item.partition("=")
         if not path:
             fail(Errors.E081.format(item=item))
         try:
-            runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats))
+            runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats,
+                                                            beam_width=widths.get(name)))
         except USER_ERRORS as e:
             fail(str(e))
     several = any(len(rs) > 1 for rs in runs.values())

@@ -44,6 +44,9 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
         "exploration": 0.0,
         "exploration_nonprojective": None,
         "exploration_keep_order": False,
+        "beam_width": 1,
+        "beam_density": 0.0,
+        "beam_merge": False,
         "scorer": DEFAULT_MODEL["scorer"],
     },
     default_score_weights={
@@ -54,7 +57,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
 def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: Configured, single_root: bool,
                        root_label: Optional[str], extra_root_label: str, exploration: float,
                        exploration_nonprojective: Optional[float], exploration_keep_order: bool,
-                       scorer: Optional[Callable]):
+                       beam_width: int, beam_density: float, beam_merge: bool, scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
 
@@ -76,10 +79,19 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         moves by which it builds a sentence's non-projective structure, where
         they cost nothing: swap's SWAPs and 2-planar's SWITCHes and arcs of
         crossing links. No effect on arc-eager and planar.
+    beam_width: parse with a beam of this many states per sentence, scored
+        by the sum of the log-probabilities of their actions (1: greedy, the
+        fast path). Can be set at load time: ``spacy.load(name, config=
+        {"components": {"parser": {"beam_width": 8}}})``.
+    beam_density: with a beam, drop the candidates whose probability is
+        below this share of the sentence's best candidate (0: keep all).
+    beam_merge: with a beam, merge states that nothing ahead can tell apart
+        (Huang & Sagae 2010), keeping the better scored.
 
     docs/decisions.md has the measurements behind each default.
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
                         exploration_nonprojective=exploration_nonprojective,
-                        exploration_keep_order=exploration_keep_order, scorer=scorer)
+                        exploration_keep_order=exploration_keep_order, beam_width=beam_width,
+                        beam_density=beam_density, beam_merge=beam_merge, scorer=scorer)

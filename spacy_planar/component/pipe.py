@@ -24,7 +24,7 @@ from thinc.api import Model, set_dropout_rate
 
 from .. import model as _model  # noqa: F401  (registers the architecture)
 from ..docs import set_trees
-from ..driver import batches, greedy_parse
+from ..driver import batches, beam_parse, greedy_parse
 from ..errors import Errors
 from ..pseudoproj import undecorate
 from ..scorer import planar_parser_score
@@ -41,7 +41,8 @@ class PlanarParser(TrainablePipe):
     def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: Configured,
                  single_root: bool = True, root_label: Optional[str] = None, extra_root_label: str = "dep",
                  exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
-                 exploration_keep_order: bool = False, scorer: Optional[Callable] = planar_parser_score):
+                 exploration_keep_order: bool = False, beam_width: int = 1, beam_density: float = 0.0,
+                 beam_merge: bool = False, scorer: Optional[Callable] = planar_parser_score):
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -50,10 +51,14 @@ class PlanarParser(TrainablePipe):
         for option, value in (("exploration", exploration), ("exploration_nonprojective", exploration_nonprojective)):
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ValueError(Errors.E061.format(name=name, option=option, value=value))
+        if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
+            raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
+                    "beam_width": int(beam_width), "beam_density": float(beam_density),
+                    "beam_merge": bool(beam_merge),
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
@@ -212,11 +217,18 @@ class PlanarParser(TrainablePipe):
         scorer = self.model.predict(docs)
         score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
         doc_start = np.cumsum([0] + [len(d) for d in docs])
-        for idx in batches([e - s for _, s, e in found], 2048):
+        width = self.cfg.get("beam_width", 1)
+        # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
+        for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):
             group = [found[i] for i in idx]
-            trees = greedy_parse(system, score, [e - s for _, s, e in group],
-                                 np.array([doc_start[k] + s for k, s, _ in group], dtype=INT),
-                                 finish=self.cfg["single_root"], observer=self.observer)
+            lengths = [e - s for _, s, e in group]
+            offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
+            if width > 1:
+                trees = beam_parse(system, score, lengths, offsets, width, density=self.cfg["beam_density"],
+                                   merge=self.cfg["beam_merge"], finish=self.cfg["single_root"])
+            else:
+                trees = greedy_parse(system, score, lengths, offsets, finish=self.cfg["single_root"],
+                                     observer=self.observer)
             for (k, s, e), tree in zip(group, trees):
                 out[k].append(((s, e), tree))
         return out
@@ -289,7 +301,7 @@ class PlanarParser(TrainablePipe):
     # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
     # overrides them); the rest of cfg (labels, system) is what was learned
     OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
-               "exploration_keep_order")
+               "exploration_keep_order", "beam_width", "beam_density", "beam_merge")
 
     def _load_cfg(self, cfg: dict) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})

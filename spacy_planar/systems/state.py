@@ -232,7 +232,7 @@ class States:
         out = object.__new__(States)
         for name, value in self.__dict__.items():
             if isinstance(value, np.ndarray) and value.shape[:1] == (self.B,) and name != "rows":
-                setattr(out, name, value[keep].copy())
+                setattr(out, name, value[keep])  # fancy indexing copies
         out.B, out.T, out.finish = len(keep), self.T, self.finish
         out.rows = np.arange(out.B)
         out.lmost, out.rmost = out.info[:, :, LMOST], out.info[:, :, RMOST]
@@ -240,6 +240,29 @@ class States:
         out.heads, out.labels = out.info[:, :, HEAD], out.info[:, :, LABEL]
         out._memo = {}
         return out
+
+    def signature(self) -> np.ndarray:
+        """[B, K] integers equal for two rows exactly when nothing ahead can
+        tell their states apart: the stacks and the buffer whole, the pointers,
+        and for each word in them what validity and features read (its head,
+        label, outer dependents and their labels, component, dependent count,
+        whether it was unshifted). Rows that differ only in the arcs among
+        words out of play have equal signatures (beam search merges them)."""
+        B, T = self.B, self.T
+        depth = np.arange(self.stack.shape[2])
+        stacks = np.where(depth[None, None, :] < self.sp[:, :, None], self.stack, -1).reshape(B, -1)
+        buf = np.where(np.arange(self.buf.shape[1])[None, :] < self.bp[:, None], self.buf, -1)
+        held = np.concatenate([stacks, buf], axis=1)
+        on = np.zeros((B, T), dtype=bool)
+        r, c = np.nonzero(held >= 0)
+        on[r, held[r, c]] = True
+        deps = self.info[:, :, [LMOST, RMOST, LMOST2, RMOST2]]  # the outer dependents
+        dep_labels = np.take_along_axis(self.labels, np.maximum(deps, 0).reshape(B, -1), axis=1).reshape(B, T, 4)
+        words = np.concatenate([self.info, np.where(deps >= 0, dep_labels, -1), self.comp[:, :, None],
+                                self.ndeps[:, :, None], self.unshifted[:, :, None]], axis=2)
+        words = np.where(on[:, :, None], words, -2).reshape(B, -1)
+        return np.concatenate([held, self.active[:, None], self.roots_out[:, None], self.n_arcs[:, None], words],
+                              axis=1)
 
     # --- output ------------------------------------------------------------------
     def trees(self, root_label: int, rows: Optional[Sequence[int]] = None) -> List[Tuple[List[int], List[int]]]:

@@ -1,0 +1,124 @@
+"""Beam search on the batched core (``driver.beam_parse``): width 1 is the
+greedy parse, a wide enough beam finds the model's best derivation (checked
+against exhaustive search), and merging equivalent states loses nothing."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spacy_planar.driver import _log_softmax, beam_parse, greedy_parse
+from spacy_planar.systems import SYSTEMS, make_system
+from spacy_planar.systems.state import INT
+from spacy_planar.trees import tree_error
+
+LABELS = ["a", "b"]
+
+
+def feature_scorer(system, n_tokens, seed):
+    """A fixed random model that reads only the features (token and label
+    slots), as the parser's does: a score per (slot, token, action) and per
+    (label slot, label, action), summed. Continuous: no ties."""
+    rng = np.random.default_rng(seed)
+    A = len(system.table)
+    tok = rng.normal(size=(len(system.features), n_tokens + 1, A))
+    lab = rng.normal(size=(len(system.label_features), len(system.labels) + 1, A))
+
+    def score(ids, labs):
+        out = np.zeros((len(ids), A))
+        for f in range(ids.shape[1]):
+            out += tok[f, ids[:, f]]  # -1 (absent) reads the last row
+        for f in range(labs.shape[1]):
+            out += lab[f, labs[:, f]]
+        return out.astype(np.float32)
+
+    return score
+
+
+def offsets_of(lengths):
+    return np.cumsum([0] + list(lengths[:-1])).astype(INT)
+
+
+def exhaustive_best(system, score, n, offset, finish):
+    """The highest total log-probability of a complete derivation of one
+    sentence and its tree, by trying every sequence of valid actions."""
+    best = [-np.inf, None]
+
+    def walk(state, total):
+        if system.is_final(state)[0]:
+            if total > best[0]:
+                best[:] = [total, system.output_trees(state, [0])[0]]
+            return
+        ids, labs = system.get_features(state, np.array([offset], dtype=INT))
+        valid = system.valid_actions(state)
+        logp = _log_softmax(np.asarray(score(ids, labs), dtype=np.float64), valid)[0]
+        for a in np.flatnonzero(valid[0]):
+            nxt = state.select(np.array([0]))
+            system.apply(nxt, np.array([a]))
+            walk(nxt, total + logp[a])
+
+    walk(system.init_states([n], finish=finish), 0.0)
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(sorted(SYSTEMS)), st.booleans())
+def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
+    system = make_system(name, LABELS)
+    score = feature_scorer(system, sum(lengths), seed)
+    offsets = offsets_of(lengths)
+    greedy = greedy_parse(system, score, lengths, offsets, finish=finish)
+    assert beam_parse(system, score, lengths, offsets, 1, finish=finish) == greedy
+    assert beam_parse(system, score, lengths, offsets, 1, merge=False, finish=finish) == greedy
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(sorted(SYSTEMS)), st.integers(2, 8), st.sampled_from([0.0, 0.01]))
+def test_beams_give_one_tree_per_sentence(lengths, seed, name, width, density):
+    system = make_system(name, LABELS)
+    score = feature_scorer(system, sum(lengths), seed)
+    trees = beam_parse(system, score, lengths, offsets_of(lengths), width, density=density, finish=True)
+    assert [len(h) for h, _ in trees] == list(lengths)
+    assert all(tree_error(h) is None for h, _ in trees)
+
+
+# sentences small enough to try every derivation (2-planar and swap have many)
+EXHAUSTIVE = [("arc-eager", LABELS, [3, 4, 5, 4]), ("planar", LABELS, [4, 3]), ("swap", LABELS, [3, 3]),
+              ("2-planar", [], [3])]
+
+
+@pytest.mark.parametrize("name,labels,lengths", EXHAUSTIVE)
+@pytest.mark.parametrize("merge", [False, True])
+def test_a_wide_beam_finds_the_best_derivation(name, labels, lengths, merge):
+    """With room for every derivation, the beam's tree is the one exhaustive
+    search finds (merging equivalent states must keep it)."""
+    system = make_system(name, labels)
+    score = feature_scorer(system, sum(lengths), 7)
+    offsets = offsets_of(lengths)
+    for finish in {"planar": (False, True), "2-planar": (True,)}.get(name, (False,)):
+        trees = beam_parse(system, score, lengths, offsets, 100000, merge=merge, finish=finish)
+        for n, offset, tree in zip(lengths, offsets, trees):
+            assert tree == exhaustive_best(system, score, n, int(offset), finish)[1]
+
+
+def test_signature_ignores_arcs_out_of_play():
+    """Arc-eager on four words: 1 <- 2 <- 3 with 1's label a or b. Word 1
+    and 2 are out of play, so the two states are one to the parser from
+    here on (equal signatures, merged), though their trees differ; one
+    step earlier, word 2 is still in play and its dependent's label tells
+    them apart."""
+    system = make_system("arc-eager", LABELS)
+    act = lambda move, label: system.table.action(np.array([move]), np.array([system.label_ids[label]]))
+    from spacy_planar.systems.state import LEFT, SHIFT
+    states = []
+    for first in ("a", "b"):
+        state = system.init_states([4])
+        for i, action in enumerate([act(SHIFT, "a"), act(LEFT, first), act(SHIFT, "a"), act(LEFT, "a")]):
+            system.apply(state, action)
+            if i == 1:
+                states.append(state.signature())
+        states.append((state.signature(), state.trees(system.root_id)))
+    (early_a, (late_a, tree_a)), (early_b, (late_b, tree_b)) = (states[0], states[1]), (states[2], states[3])
+    assert (late_a == late_b).all() and tree_a != tree_b
+    assert not (early_a == early_b).all()
