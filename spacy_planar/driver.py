@@ -22,7 +22,7 @@ import numpy as np
 from .errors import Errors
 from .oracles import Oracle, make_oracle
 from .systems.base import TransitionSystem, Tree
-from .systems.state import INT, MOVE_NAMES, States, _core
+from .systems.state import INT, States
 
 COMPACT_BELOW = 0.5
 
@@ -97,26 +97,27 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
     st = system.init_states([len(h) for h, _ in trees])
     oracle = make_oracle(system, st, [system.label_tree(t) for t in trees])
     run = OracleRun()
-    counts = np.zeros(len(MOVE_NAMES), dtype=INT)
+    names = system.move_names
+    counts = np.zeros(len(names), dtype=INT)
 
     def choose(st: States, oracle: Oracle, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
         moves, labels = oracle.static(st)
-        actions = system.table.action(moves, labels)
+        actions = system.action_of(moves, labels)
         actions[~live] = -1
         here = np.flatnonzero(live)
         moves_ok = system.valid_moves(st)[here]  # validity does not depend on the label
         bad = here[~moves_ok[np.arange(len(here)), moves[here]]]
         if len(bad):
-            raise RuntimeError(Errors.E073.format(system=system.name, move=MOVE_NAMES[moves[bad[0]]],
+            raise RuntimeError(Errors.E073.format(system=system.name, move=names[moves[bad[0]]],
                                                    row=rows[bad[0]]))
         if with_features:
             feats, labs = system.get_features(st)
             run.steps.append((rows[here], feats[here], labs[here], actions[here], moves_ok))
-        counts[:] += np.bincount(moves[here], minlength=len(MOVE_NAMES))
+        counts[:] += np.bincount(moves[here], minlength=len(names))
         return actions
 
     run.trees = drive(system, st, choose, oracle=oracle, keep_trees=keep_trees, decode=False, bounded=True)
-    run.moves = Counter({MOVE_NAMES[m]: int(c) for m, c in enumerate(counts) if c})
+    run.moves = Counter({names[m]: int(c) for m, c in enumerate(counts) if c})
     return run
 
 
@@ -194,11 +195,7 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
 
     def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
         ids, labs = system.get_features(st, offsets)
-        scores = score(ids, labs)
-        # the best valid action of each row (valid_actions, then argmax, in one C pass)
-        return _core.best_actions(np.ascontiguousarray(scores, dtype="float32"),
-                                  system.valid_moves(st).view(np.uint8), system.table.move_of,
-                                  (~live).view(np.uint8))
+        return system.best_actions(score(ids, labs), st, live)
 
     return drive(system, st, choose, offsets=offsets, keep_trees=True, observer=observer)
 
@@ -238,12 +235,12 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
         if merge and len(mine) > 1:
             mine = mine[_first_of_each(rows[mine], st.signature()[mine])]
         going = mine[live[mine]]
-        cand = np.full((len(going), len(system.table)), -np.inf)
+        valid = system.valid_actions(st)
+        cand = np.full((len(going), valid.shape[1]), -np.inf)
         if len(going):
             ids, labs = system.get_features(st, offsets)
-            valid = system.valid_actions(st)[going]
             scores = np.asarray(score(ids[going], labs[going]), dtype=np.float64)
-            cand = total[going, None] + _log_softmax(scores, valid)
+            cand = total[going, None] + _log_softmax(scores, valid[going])
         if cand.shape[1] > width:  # no more than ``width`` candidates of a row can be kept
             top = np.argpartition(-cand, width - 1, axis=1)[:, :width]
             top.sort(axis=1)  # ties: the lower action first, as greedy_parse

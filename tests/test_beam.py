@@ -12,6 +12,8 @@ from spacy_planar.systems.state import INT
 from spacy_planar.trees import tree_error
 
 LABELS = ["a", "b"]
+# the systems whose actions are the table's (top-down adds one per word: its scorer is to come)
+TABLE_SYSTEMS = sorted(set(SYSTEMS) - {"top-down"})
 
 
 def feature_scorer(system, n_tokens, seed):
@@ -62,7 +64,7 @@ def exhaustive_best(system, score, n, offset, finish):
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(sorted(SYSTEMS)), st.booleans())
+       st.sampled_from(TABLE_SYSTEMS), st.booleans())
 def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
     system = make_system(name, LABELS)
     score = feature_scorer(system, sum(lengths), seed)
@@ -74,7 +76,7 @@ def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(sorted(SYSTEMS)), st.integers(2, 8), st.sampled_from([0.0, 0.01]))
+       st.sampled_from(TABLE_SYSTEMS), st.integers(2, 8), st.sampled_from([0.0, 0.01]))
 def test_beams_give_one_tree_per_sentence(lengths, seed, name, width, density):
     system = make_system(name, LABELS)
     score = feature_scorer(system, sum(lengths), seed)

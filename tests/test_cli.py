@@ -38,3 +38,20 @@ def test_transform_check_json(got_train, encoding):
 def test_unknown_encoding(got_train):
     res = runner.invoke(app, ["transform-check", str(got_train), "--encoding", "nope"])
     assert res.exit_code == 1 and "E050" in res.output
+
+
+@pytest.mark.parametrize("encoding", ["baseline", "head+path"])
+def test_oracle_json_top_down_as_arc_eager(got_train, encoding):
+    """The top-down system covers what arc-eager covers with the same
+    encoding (both derive every projectivized tree), with exactly n
+    predictions, n scans and n completions; the keys are the other systems'."""
+    runs = {}
+    for system in ("arc-eager", "top-down"):
+        res = runner.invoke(app, ["oracle", str(got_train), "--system", system, "--encoding", encoding, "--json"])
+        assert res.exit_code == 0, res.output
+        runs[system] = json.loads(res.output)
+    ae, td = runs["arc-eager"], runs["top-down"]
+    assert set(td) == set(ae) and td["encoding"] == encoding
+    assert (td["reproduced"], td["not_covered"]) == (ae["reproduced"], ae["not_covered"])
+    t = td["transitions"]
+    assert t["PRED"] == t["SCAN"] == t["COMP-LEFT"] + t["COMP-RIGHT"] == 35024

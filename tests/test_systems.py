@@ -13,6 +13,8 @@ from spacy_planar.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
 
 VARIANTS = [("arc-eager", {}), ("planar", {}), ("2-planar", {}), ("swap", {"oracle": "eager"}), ("swap", {"oracle": "lazy"})]
+# with the systems that have a static oracle only (no exploration)
+STATIC_VARIANTS = VARIANTS + [("top-down", {})]
 
 # Figure 1 of Nivre, Kuhlmann & Hall (2009): "Who did you send the letter to ?"
 WHO_HEADS = [7, 0, 2, 2, 6, 4, 4, 2]
@@ -28,7 +30,7 @@ def test_projective_order_of_figure_1():
     assert projective_order(WHO_HEADS).tolist() == [0, 6, 1, 2, 3, 4, 5, 7, 8]
 
 
-@pytest.mark.parametrize("name,kw", VARIANTS)
+@pytest.mark.parametrize("name,kw", STATIC_VARIANTS)
 def test_oracle_reproduces_figure_1(name, kw):
     trees = [(WHO_HEADS, WHO_LABELS)]
     res = oracle_check(system_for_trees(name, trees, **kw), trees)
@@ -56,11 +58,11 @@ def check_complete(name, kw, trees):
     return system, res
 
 
-@pytest.mark.parametrize("name,kw", VARIANTS)
+@pytest.mark.parametrize("name,kw", STATIC_VARIANTS)
 def test_oracle_complete_on_gothic(name, kw):
     trees = gold_trees("got_proiel")
     system, res = check_complete(name, kw, trees)
-    if name == "arc-eager":
+    if name in ("arc-eager", "top-down"):
         # every projectivized tree is derived exactly (before deprojectivize)
         prepared = [system.prepare_tree(h, l) for h, l in trees]
         got = oracle_run(system, prepared).trees
@@ -69,7 +71,7 @@ def test_oracle_complete_on_gothic(name, kw):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("treebank_name", ["en_ewt", "pt_bosque"])
-@pytest.mark.parametrize("name,kw", VARIANTS)
+@pytest.mark.parametrize("name,kw", STATIC_VARIANTS)
 def test_oracle_complete_on_samples(treebank_name, name, kw):
     check_complete(name, kw, gold_trees(treebank_name, every=4))
 
@@ -98,7 +100,42 @@ PROMISE = {
     "planar": is_planar,
     "2-planar": lambda h: min_planes(h) <= 2,
     "swap": lambda h: True,
+    "top-down": lambda h: is_projective(h) and sum(1 for x in h if x == 0) == 1,
 }
+
+# Figure 2 of Hayashi et al. (2012): "I saw a girl"
+FIGURE_2 = ([2, 0, 4, 2], ["nsubj", "root", "det", "obj"])
+
+
+def test_top_down_derives_figure_2_as_the_paper():
+    system = system_for_trees("top-down", [FIGURE_2])
+    st = system.init_states([4])
+    oracle = make_oracle(system, st, [system.label_tree(system.prepare_tree(*FIGURE_2))])
+    names, states = [], []
+    while not system.is_final(st)[0]:
+        moves, labels = oracle.static(st)
+        names.append(system.move_names[moves[0]] + (f"({labels[0]})" if system.move_names[moves[0]] == "PRED" else ""))
+        system.apply(st, system.action_of(moves, labels))
+        i, h, r = system.ihr(st)
+        states.append((int(i[0]), int(h[0]), int(r[0]) + 1))
+    assert names == ["PRED(2)", "PRED(1)", "SCAN", "COMP-LEFT", "SCAN", "PRED(4)", "PRED(3)", "SCAN", "COMP-LEFT",
+                     "SCAN", "COMP-RIGHT", "COMP-RIGHT"]
+    # ⟨i, h, j⟩ after each step, the "state information" column of Figure 2
+    assert states == [(1, 2, 5), (1, 1, 2), (2, 1, 2), (2, 2, 5), (3, 2, 5), (3, 4, 5), (3, 3, 4), (4, 3, 4),
+                      (4, 4, 5), (5, 4, 5), (5, 2, 5), (5, 0, 5)]
+    assert st.trees(system.root_id) == [system.label_tree(FIGURE_2)]
+
+
+@pytest.mark.parametrize("treebank_name", ["got_proiel"])
+def test_top_down_takes_exactly_3n_steps(treebank_name):
+    trees = [t for t in gold_trees(treebank_name, every=3)]
+    system = system_for_trees("top-down", trees)
+    prepared = [system.prepare_tree(h, l) for h, l in trees]
+    st = system.init_states([len(h) for h, _ in prepared])
+    oracle = make_oracle(system, st, [system.label_tree(t) for t in prepared])
+    while not system.is_final(st).all():
+        system.apply(st, np.where(system.is_final(st), -1, oracle.static_actions(st)))
+    assert (st.steps == 3 * st.n).all()
 
 
 @settings(max_examples=60, deadline=None)
@@ -159,7 +196,7 @@ def test_two_planar_never_switches_twice(lengths, seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(labelled_trees(max_words=20), min_size=2, max_size=5), st.sampled_from(VARIANTS))
+@given(st.lists(labelled_trees(max_words=20), min_size=2, max_size=5), st.sampled_from(STATIC_VARIANTS))
 def test_features_do_not_depend_on_the_batch(trees, variant):
     name, kw = variant
     system = system_for_trees(name, trees, **kw)

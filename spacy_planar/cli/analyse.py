@@ -107,9 +107,9 @@ def transform_check_cmd(
 @app.command()
 def oracle(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
-    system: str = typer.Option("2-planar", "--system", "-s", help="arc-eager|planar|2-planar|swap"),
+    system: str = typer.Option("2-planar", "--system", "-s", help="arc-eager|planar|2-planar|swap|top-down"),
     oracle_name: str = typer.Option("lazy", "--oracle", "-o", help="swap: eager|lazy"),
-    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager: " + "|".join(ENCODINGS)),
+    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager, top-down: " + "|".join(ENCODINGS)),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Run a system's static oracle over every tree of a treebank.
@@ -119,14 +119,15 @@ def oracle(
     try:
         trees = list(trees_of(path))
         start = time.perf_counter()
-        options = {"swap": {"oracle": oracle_name}, "arc-eager": {"encoding": encoding}}.get(system, {})
+        options = {"swap": {"oracle": oracle_name}, "arc-eager": {"encoding": encoding},
+                   "top-down": {"encoding": encoding}}.get(system, {})
         ts = system_for_trees(system, trees, **options)
         res = oracle_check(ts, trees)
         res["seconds"] = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))
     res = {"file": str(path), "system": system, **({"oracle": oracle_name} if system == "swap" else {}),
-           **({"encoding": encoding} if system == "arc-eager" else {}), **res}
+           **({"encoding": encoding} if system in ("arc-eager", "top-down") else {}), **res}
     if as_json:
         print(json.dumps(res, indent=2))
         return

@@ -108,7 +108,7 @@ def bench_oracle(
     words = sum(len(h) for h, _ in trees)
     rows = {}
     for name, kw in (("arc-eager", {}), ("planar", {}), ("2-planar", {}),
-                     ("swap (eager)", {"oracle": "eager"}), ("swap (lazy)", {"oracle": "lazy"})):
+                     ("swap (eager)", {"oracle": "eager"}), ("swap (lazy)", {"oracle": "lazy"}), ("top-down", {})):
         def run() -> int:
             oracle_check(system_for_trees(name.split()[0], trees, **kw), trees)
             return words

@@ -8,9 +8,10 @@ from .arc_eager import ArcEagerOracle
 from .base import PREFER, LabelledTree, Oracle
 from .planar import PlanarOracle
 from .swap import SwapOracle
+from .top_down import TopDownOracle
 from .two_planar import TwoPlanarOracle
 
-ORACLES = (ArcEagerOracle, PlanarOracle, TwoPlanarOracle, SwapOracle)
+ORACLES = (ArcEagerOracle, PlanarOracle, TwoPlanarOracle, SwapOracle, TopDownOracle)
 
 
 def make_oracle(system: TransitionSystem, st: States, trees: Sequence[LabelledTree]) -> Oracle:
@@ -22,5 +23,5 @@ def make_oracle(system: TransitionSystem, st: States, trees: Sequence[LabelledTr
     raise TypeError(Errors.E075.format(system=type(system).__name__))
 
 
-__all__ = ["Oracle", "ArcEagerOracle", "PlanarOracle", "TwoPlanarOracle", "SwapOracle", "ORACLES", "PREFER",
+__all__ = ["Oracle", "ArcEagerOracle", "PlanarOracle", "TwoPlanarOracle", "SwapOracle", "TopDownOracle", "ORACLES", "PREFER",
            "make_oracle"]

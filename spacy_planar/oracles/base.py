@@ -77,7 +77,7 @@ class Oracle:
     def static_actions(self, st: States) -> np.ndarray:
         """The static oracle's action ids, memoised with the states (an
         exploring step may ask twice)."""
-        return st.memoised(("static", id(self)), lambda: self.system.table.action(*self.static(st)))
+        return st.memoised(("static", id(self)), lambda: self.system.action_of(*self.static(st)))
 
     def cheapest(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         """([B, n_actions] valid, [B, n_actions] cheapest) from ``costs``: an

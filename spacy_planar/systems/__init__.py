@@ -7,15 +7,17 @@ from .arc_eager import ArcEager
 from .base import TransitionSystem, Tree
 from .planar import Planar
 from .swap import Swap
+from .top_down import TopDown
 from .two_planar import TwoPlanar
 
 # the systems by the names the command line and the tests give them
-SYSTEMS = {cls.name: cls for cls in (ArcEager, Planar, TwoPlanar, Swap)}
+SYSTEMS = {cls.name: cls for cls in (ArcEager, Planar, TwoPlanar, Swap, TopDown)}
 
 
 def make_system(name: str, labels: Sequence[str], root_label: str = "root", **options) -> TransitionSystem:
-    """A transition system by name (arc-eager, planar, 2-planar, swap) with
-    its options (arc-eager: ``encoding``; swap: ``oracle``)."""
+    """A transition system by name (arc-eager, planar, 2-planar, swap,
+    top-down) with its options (arc-eager and top-down: ``encoding``; swap:
+    ``oracle``)."""
     if name not in SYSTEMS:
         raise ValueError(Errors.E070.format(name=name, options=", ".join(SYSTEMS)))
     return SYSTEMS[name](labels, root_label, **options)
@@ -29,5 +31,5 @@ def system_for_trees(name: str, trees: Sequence[Tree], root_label: str = "root",
     return make_system(name, labels, root_label, **options)
 
 
-__all__ = ["ArcEager", "Planar", "TwoPlanar", "Swap", "TransitionSystem", "SYSTEMS", "make_system",
+__all__ = ["ArcEager", "Planar", "TwoPlanar", "Swap", "TopDown", "TransitionSystem", "SYSTEMS", "make_system",
            "system_for_trees"]

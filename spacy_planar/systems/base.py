@@ -11,7 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .state import FEATURES_1STACK, LABEL_FEATURES, ActionTable, FeaturePlan, States
+from .state import FEATURES_1STACK, LABEL_FEATURES, MOVE_NAMES, ActionTable, FeaturePlan, States, _core
 
 Tree = Tuple[Sequence[int], Sequence[str]]
 
@@ -26,6 +26,7 @@ class TransitionSystem:
     root_on_stack = False
     features: Tuple[str, ...] = FEATURES_1STACK
     label_features: Tuple[str, ...] = LABEL_FEATURES
+    move_names: Tuple[str, ...] = MOVE_NAMES  # what the oracle's counts call each move
 
     def __init__(self, labels: Sequence[str], root_label: str = "root"):
         labels = list(labels)
@@ -89,6 +90,16 @@ class TransitionSystem:
         """[B, n_actions] boolean mask, all False for final states."""
         valid = self.valid_moves(st) & ~self.is_final(st)[:, None]
         return valid[:, self.table.move_of]
+
+    def action_of(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Action ids of (move, label id) pairs, as the oracles give them."""
+        return self.table.action(moves, labels)
+
+    def best_actions(self, scores: np.ndarray, st: States, live: np.ndarray) -> np.ndarray:
+        """The best-scored valid action of each live row (-1 elsewhere): one C
+        pass over the scores and the valid moves."""
+        return _core.best_actions(np.ascontiguousarray(scores, dtype="float32"),
+                                  self.valid_moves(st).view(np.uint8), self.table.move_of, (~live).view(np.uint8))
 
     def apply(self, st: States, actions: np.ndarray) -> None:
         """Apply one action per state (ignored where -1 or the state is final)."""

@@ -34,7 +34,10 @@ INT = np.int64
 # Moves: the action inventory of a system is (move, label) pairs (declared
 # once, for C and Python alike, in _core.pxd).
 SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = _core.MOVES
-MOVE_NAMES = ("SHIFT", "REDUCE", "LEFT-ARC", "RIGHT-ARC", "SWITCH", "SWAP")
+# a move with a word for argument instead of a label (the top-down system's
+# prediction); Python only, after the C moves
+PRED = len(_core.MOVES)
+MOVE_NAMES = ("SHIFT", "REDUCE", "LEFT-ARC", "RIGHT-ARC", "SWITCH", "SWAP", "PRED")
 LABELLED = (LEFT, RIGHT)
 
 # Feature templates: stack / inactive stack / buffer positions, their

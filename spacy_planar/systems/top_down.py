@@ -1,0 +1,191 @@
+"""Top-down head-driven parsing (Hayashi, Watanabe, Asahara & Matsumoto 2012,
+section 3, Figure 1), on pseudo-projective trees as arc-eager's.
+
+State ⟨i, h, j, S⟩ : π: i the front of the input queue, h the root of the
+stack's top tree s0, j the right limit of what h may still predict (j - 1
+inclusive), S the stack of trees, π the predictor states. In the greedy
+and the beam search of this package the predictor of the top tree is the
+state below it on the stack, so π is the stack itself: each stack element
+keeps its (h, j), and COMP pops back to the element below, as Figure 2
+shows. Stored on the batched core as two stacks in lockstep: stack 0 the
+roots h (with the artificial root 0 at the bottom), stack 1 their right
+limits j - 1 (the root's: n); i is the buffer's front (n + 1 when empty).
+
+    PRED(k), predx   ⟨i, h, j, S⟩ ⇒ ⟨i, k, h, S|k⟩       i ≤ k < h
+    PRED(k), predy   ⟨i, h, j, S⟩ ⇒ ⟨i, k, j, S|k⟩       h < i ≤ k < j
+    SCAN             ⟨i, h, j, S⟩ ⇒ ⟨i + 1, h, j, S⟩     i = h
+    COMP_l           ⟨i, h, j, S|s1|s0⟩ ⇒ ⟨i, h', j', S|s1⟩ with the arc (h', l, h),
+                     h' and j' those of s1                h < i
+
+Goal: ⟨n + 1, 0, n + 1, s0⟩ after exactly 3n steps (each word is predicted,
+scanned and completed once, section 6). Footnote 1: the artificial root
+has exactly one child, so COMP onto the root is allowed only at the last
+step (the queue empty). PRED and SCAN cannot conflict (i < h, i = h, h < i);
+PRED-y and COMP share h < i.
+
+The arc is labelled at COMP, where it is added: the dependent's subtree is
+complete then, so the label is chosen with all of it in the features
+(at PRED the dependent has no dependents yet). COMP is named COMP-LEFT
+or COMP-RIGHT by the side of the dependent, and uses the moves LEFT and
+RIGHT of the shared core (labelled, as arc-eager's arcs); SCAN is SHIFT.
+PRED(k) is an action per word k: action id ``len(table) + k``, after the
+table's, so the actions of a state are the table's and one per position.
+
+Every reachable tree is projective with one root (section 4, Theorem 4.1).
+Its static oracle is in ``oracles/top_down.py``; its model (weighted
+prediction, section 5.2) is not built yet, so it parses only with a scorer
+of its own (tests), not in the component.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence
+
+import numpy as np
+
+from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
+from .base import TransitionSystem, Tree
+from .state import INT, LEFT, MOVE_NAMES, PRED, RIGHT, SHIFT, States
+
+SCAN = SHIFT
+
+
+class TopDown(TransitionSystem):
+    name = "top-down"
+    moves = (SHIFT, LEFT, RIGHT)
+    n_stacks = 2
+    root_on_stack = True
+    move_names = tuple({SHIFT: "SCAN", LEFT: "COMP-LEFT", RIGHT: "COMP-RIGHT", PRED: "PRED"}.get(m, name)
+                       for m, name in enumerate(MOVE_NAMES))
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
+        self.encoding = check_encoding(encoding)
+        super().__init__(labels, root_label)
+        self.decorated = frozenset(label for label in self.labels if is_decorated(label))
+
+    @staticmethod
+    def max_steps(n: int) -> int:
+        return 3 * n
+
+    def init_states(self, lengths: Sequence[int], finish: bool = False) -> States:
+        """The axiom ⟨1, 0, n + 1, n0⟩: the root on stack 0, its limit n on
+        stack 1 (always one tree: ``finish`` changes nothing)."""
+        st = super().init_states(lengths, finish=False)
+        st.stack[:, 1, 0] = st.n
+        st.sp[:, 1] = 1
+        return st
+
+    # --- the state's i, h, j - 1 -------------------------------------------------
+    @staticmethod
+    def ihr(st: States):
+        """(i, h, j - 1) of every row: the queue's front (n + 1 when empty),
+        the top tree's root, its right limit (inclusive); h = -1 when the
+        stack is empty (never: the root stays)."""
+        b0 = st.b(0)
+        i = np.where(b0 >= 0, b0, st.n + 1)
+        h = st.s(0)
+        r = st.top(st.rows, np.ones(st.B, dtype=INT))
+        return i, h, r
+
+    def terminal(self, st: States) -> np.ndarray:
+        return (st.bp == 0) & (st.sp[:, 0] == 1)
+
+    def valid_moves(self, st: States) -> np.ndarray:
+        """[B, 7]: SCAN (as SHIFT), COMP (LEFT or RIGHT by the dependent's
+        side), PRED (some k is valid)."""
+        i, h, r = self.ihr(st)
+        s1 = st.s(1)
+        valid = np.zeros((st.B, len(MOVE_NAMES)), dtype=bool)
+        valid[:, SCAN] = i == h
+        comp = (s1 >= 0) & (h < i) & ((s1 != 0) | (st.bp == 0))  # footnote 1: onto the root last
+        valid[:, LEFT] = comp & (h < s1)
+        valid[:, RIGHT] = comp & (h > s1)
+        valid[:, PRED] = (i < h) | ((h < i) & (i <= r))
+        return valid & ~self.is_final(st)[:, None]
+
+    def pred_range(self, st: States) -> np.ndarray:
+        """[B, T]: the words each state may predict: i ≤ k < h (predx) or
+        h < i ≤ k < j (predy)."""
+        i, h, r = self.ihr(st)
+        k = np.arange(st.T)[None, :]
+        i, h, r = i[:, None], h[:, None], r[:, None]
+        ok = ((i < h) & (k >= i) & (k < h)) | ((h < i) & (k >= i) & (k <= r))
+        return ok & ~self.is_final(st)[:, None]
+
+    def valid_actions(self, st: States) -> np.ndarray:
+        """[B, len(table) + T]: the table's actions, then PRED(k) for each word
+        k. COMP onto the artificial root takes the root label, and only it."""
+        valid = self.valid_moves(st)[:, self.table.move_of]
+        onto_root = (st.s(1) == 0)[:, None]
+        is_root = (self.table.label_of == self.root_id)[None, :]
+        arcs = (self.table.label_of >= 0)[None, :]
+        valid &= ~arcs | (onto_root == is_root)
+        return np.concatenate([valid, self.pred_range(st)], axis=1)
+
+    def action_of(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Action ids of (move, label) pairs; for PRED the "label" is the word k."""
+        table = self.table.action(np.where(moves == PRED, SCAN, moves), labels)
+        return np.where(moves == PRED, len(self.table) + labels, table)
+
+    def best_actions(self, scores: np.ndarray, st: States, live: np.ndarray) -> np.ndarray:
+        best = np.where(self.valid_actions(st), scores, -np.inf).argmax(axis=1)
+        return np.where(live, best, -1)
+
+    # --- the moves ---------------------------------------------------------------------
+    def apply(self, st: States, actions: np.ndarray) -> None:
+        live = (actions >= 0) & ~self.is_final(st)
+        idx = np.flatnonzero(live)
+        if len(idx) == 0:
+            return
+        a = actions[idx]
+        A = len(self.table)
+        pred = a >= A
+        if pred.any():
+            self.predict(st, idx[pred], a[pred] - A)
+        rest = ~pred
+        if rest.any():
+            self.apply_moves(st, idx[rest], self.table.move_of[a[rest]], self.table.label_of[a[rest]])
+        st.last[idx] = np.where(pred, PRED, self.table.move_of[np.where(pred, 0, a)])
+        st.steps[idx] += 1
+
+    def transitions(self):
+        return {SCAN: self.scan, LEFT: self.comp, RIGHT: self.comp}
+
+    def predict(self, st: States, rows: np.ndarray, k: np.ndarray) -> None:
+        """PRED(k): predx (k < h) pushes (k, h - 1); predy pushes (k, j - 1)."""
+        _, h, r = self.ihr(st)
+        limit = np.where(k < h[rows], h[rows] - 1, r[rows])
+        st.push(rows, 0, k)
+        st.push(rows, 1, limit)
+
+    @staticmethod
+    def scan(st: States, rows, labels, stack) -> None:
+        st.pop_buffer(rows)
+
+    @staticmethod
+    def comp(st: States, rows, labels, stack) -> None:
+        dep = st.pop(rows, np.zeros(len(rows), dtype=INT))
+        st.pop(rows, np.ones(len(rows), dtype=INT))
+        head = st.stack[rows, 0, st.sp[rows, 0] - 1]
+        st.add_arcs(rows, head, dep, labels)
+
+    # --- trees ---------------------------------------------------------------------
+    def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
+        """Projectivized as arc-eager's; a second root and any after it hang on
+        the first (the system builds one root), which ``covers`` reports."""
+        heads = list(heads)
+        roots = [w for w, hd in enumerate(heads, 1) if hd == 0]
+        for w in roots[1:]:
+            heads[w - 1] = roots[0]
+        p = projectivize(heads, labels, self.encoding)
+        return list(p.heads), list(p.labels)
+
+    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
+        if self.decorated.isdisjoint(labels):
+            return heads, labels
+        return deprojectivize(heads, labels, self.encoding)
+
+    def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
+        if sum(1 for h in heads if h == 0) != 1:
+            return False
+        p = projectivize(heads, labels, self.encoding)
+        return deprojectivize(p.heads, p.labels, self.encoding) == (list(heads), list(labels))
