@@ -20,7 +20,7 @@ Definitions follow Gómez-Rodríguez & Nivre (2010), sections 2-3:
 from __future__ import annotations
 
 from collections import deque
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -110,6 +110,27 @@ def dominance(heads: Heads) -> np.ndarray:
         dom[node[live], cols[live]] = True
         node[live] = h[node[live]]
     return dom
+
+
+def leftmost_descendants(heads: Heads, dom: Optional[np.ndarray] = None) -> np.ndarray:
+    """[n + 1]: the leftmost word of each word's subtree (itself included;
+    the root's: 0)."""
+    if dom is None:
+        dom = dominance(heads)
+    return dom.argmax(axis=1)
+
+
+def first_sets(trees: Iterable[Tuple[Heads, Sequence[str]]]) -> Dict[str, Set[str]]:
+    """FIRST of Hayashi et al. (2012), section 5.4, eq. 10: for each tag t,
+    the tags of the leftmost descendants of the words tagged t in the
+    ``trees`` ((heads, tags) pairs; a word with no left dependent is its own
+    leftmost descendant)."""
+    first: Dict[str, Set[str]] = {}
+    for heads, tags in trees:
+        lmd = leftmost_descendants(heads)
+        for w, t in enumerate(tags, 1):
+            first.setdefault(t, set()).add(tags[lmd[w] - 1])
+    return first
 
 
 def nonprojective_arcs(heads: Heads, dom: Optional[np.ndarray] = None) -> np.ndarray:

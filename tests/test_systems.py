@@ -646,3 +646,47 @@ def test_two_planar_exploring_at_zero_is_static_training():
 
     assert len(explored[0]) == len(static[0]) > 1000
     assert np.array_equal(rows_sorted(explored), rows_sorted(static))
+
+
+def test_first_sets_of_a_tree():
+    from spacy_planar.trees import first_sets, leftmost_descendants
+    # "I saw a girl": saw's subtree starts at I, girl's at a
+    assert leftmost_descendants(FIGURE_2[0]).tolist() == [0, 1, 1, 3, 3]
+    assert first_sets([(FIGURE_2[0], ["PRON", "VERB", "DET", "NOUN"])]) == {
+        "PRON": {"PRON"}, "VERB": {"PRON"}, "DET": {"DET"}, "NOUN": {"DET"}}
+
+
+def test_top_down_first_lookahead_keeps_the_gold_prediction():
+    """With FIRST built from the training trees (section 5.4), the oracle's
+    PRED(k) on those trees is always among the words the lookahead leaves
+    (k's subtree starts at the queue's front), and the lookahead leaves
+    fewer words to choose from; on dev, how often it would drop the gold one."""
+    from spacy_planar.systems.state import PRED
+    from spacy_planar.trees import first_sets
+
+    def walk(sents, first):
+        trees = [(s.heads, s.deprels) for s in sents]
+        system = system_for_trees("top-down", trees, first=first)
+        prepared = [system.prepare_tree(h, l) for h, l in trees]
+        st = system.init_states([len(h) for h, _ in prepared], tags=[s.upos for s in sents])
+        oracle = make_oracle(system, st, [system.label_tree(t) for t in prepared])
+        kept = missed = narrowed = full = 0
+        while not system.is_final(st).all():
+            moves, labels = oracle.static(st)
+            live = ~system.is_final(st) & (moves == PRED)
+            rng = system.pred_range(st)
+            kept += rng[live, labels[live]].sum()
+            missed += (~rng[live, labels[live]]).sum()
+            narrowed += rng[live].sum()
+            first_off, system.first = system.first, None
+            full += system.pred_range(st)[live].sum()
+            system.first = first_off
+            system.apply(st, np.where(system.is_final(st), -1, system.action_of(moves, labels)))
+        return kept, missed, narrowed, full
+
+    train = [s for s in read_conllu(treebank("got_proiel")) if s.heads is not None]
+    first = first_sets((s.heads, s.upos) for s in train)
+    kept, missed, narrowed, full = walk(train[::4], first)
+    assert missed == 0 and kept > 0 and narrowed < 0.9 * full
+    kept, missed, _, _ = walk([s for s in read_conllu(treebank("got_proiel", "dev")) if s.heads is not None], first)
+    assert missed < 0.01 * (kept + missed)

@@ -17,23 +17,15 @@ are in ``oracles/arc_eager.py``. Parser output is decoded by ``deprojectivize``.
 """
 from __future__ import annotations
 
-from typing import List, Sequence
-
 import numpy as np
 
-from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
-from .base import TransitionSystem, Tree
+from .base import PseudoProjective
 from .state import LEFT, REDUCE, RIGHT, SHIFT, States
 
 
-class ArcEager(TransitionSystem):
+class ArcEager(PseudoProjective):
     name = "arc-eager"
     moves = (SHIFT, REDUCE, LEFT, RIGHT)
-
-    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
-        self.encoding = check_encoding(encoding)
-        super().__init__(labels, root_label)
-        self.decorated = frozenset(label for label in self.labels if is_decorated(label))
 
     @staticmethod
     def max_steps(n: int) -> int:
@@ -71,16 +63,3 @@ class ArcEager(TransitionSystem):
         dep = st.pop_buffer(rows)
         st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], dep, labels)
         st.push(rows, stack, dep)
-
-    def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
-        p = projectivize(heads, labels, self.encoding)
-        return p.heads, p.labels
-
-    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
-        if self.decorated.isdisjoint(labels):
-            return heads, labels
-        return deprojectivize(heads, labels, self.encoding)
-
-    def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
-        p = projectivize(heads, labels, self.encoding)
-        return deprojectivize(p.heads, p.labels, self.encoding) == (list(heads), list(labels))

@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
 from .state import FEATURES_1STACK, LABEL_FEATURES, MOVE_NAMES, ActionTable, FeaturePlan, States, _core
 
 Tree = Tuple[Sequence[int], Sequence[str]]
@@ -135,3 +136,28 @@ class TransitionSystem:
             out.append(self.decode_tree(*tree) if decode else tree)
         return out
 
+
+
+class PseudoProjective(TransitionSystem):
+    """A projective system that parses non-projective treebanks through the
+    pseudo-projective encodings (Nivre & Nilsson 2005): it trains on trees
+    projectivized with ``encoding`` and decodes its output with
+    ``deprojectivize`` (arc-eager, top-down)."""
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
+        self.encoding = check_encoding(encoding)
+        super().__init__(labels, root_label)
+        self.decorated = frozenset(label for label in self.labels if is_decorated(label))
+
+    def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
+        p = projectivize(heads, labels, self.encoding)
+        return p.heads, p.labels
+
+    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
+        if self.decorated.isdisjoint(labels):
+            return heads, labels
+        return deprojectivize(heads, labels, self.encoding)
+
+    def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
+        p = projectivize(heads, labels, self.encoding)
+        return deprojectivize(p.heads, p.labels, self.encoding) == (list(heads), list(labels))

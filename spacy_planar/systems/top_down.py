@@ -38,18 +38,17 @@ of its own (tests), not in the component.
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
-from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
-from .base import TransitionSystem, Tree
+from .base import PseudoProjective, Tree
 from .state import INT, LEFT, MOVE_NAMES, PRED, RIGHT, SHIFT, States
 
 SCAN = SHIFT
 
 
-class TopDown(TransitionSystem):
+class TopDown(PseudoProjective):
     name = "top-down"
     moves = (SHIFT, LEFT, RIGHT)
     n_stacks = 2
@@ -57,21 +56,46 @@ class TopDown(TransitionSystem):
     move_names = tuple({SHIFT: "SCAN", LEFT: "COMP-LEFT", RIGHT: "COMP-RIGHT", PRED: "PRED"}.get(m, name)
                        for m, name in enumerate(MOVE_NAMES))
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
-        self.encoding = check_encoding(encoding)
-        super().__init__(labels, root_label)
-        self.decorated = frozenset(label for label in self.labels if is_decorated(label))
+    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path",
+                 first: Optional[Dict[str, Iterable[str]]] = None):
+        super().__init__(labels, root_label, encoding)
+        self.use_first(first)
+
+    def use_first(self, first: Optional[Dict[str, Iterable[str]]]) -> None:
+        """The FIRST lookahead (section 5.4, eq. 10; ``trees.first_sets`` of
+        the training trees' tags): PRED(k) only where the tag of the queue's
+        front i is in FIRST(tag of k), unless no k qualifies; None: off.
+        It reads the tags given to ``init_states``; a tag FIRST has not seen
+        restricts nothing."""
+        self.first = first
+        if first is None:
+            return
+        vocab = sorted(set(first) | {t for ts in first.values() for t in ts})
+        self.tag_ids = {t: i for i, t in enumerate(vocab)}
+        allowed = np.ones((len(vocab) + 1, len(vocab) + 1), dtype=bool)  # the last: unseen tags
+        allowed[:len(vocab), :len(vocab)] = False
+        for t, ts in first.items():
+            for u in ts:
+                allowed[self.tag_ids[t], self.tag_ids[u]] = True
+        self.allowed = allowed  # [tag of k, tag of i]
 
     @staticmethod
     def max_steps(n: int) -> int:
         return 3 * n
 
-    def init_states(self, lengths: Sequence[int], finish: bool = False) -> States:
+    def init_states(self, lengths: Sequence[int], finish: bool = False,
+                    tags: Optional[Sequence[Sequence[str]]] = None) -> States:
         """The axiom ⟨1, 0, n + 1, n0⟩: the root on stack 0, its limit n on
-        stack 1 (always one tree: ``finish`` changes nothing)."""
+        stack 1 (always one tree: ``finish`` changes nothing). ``tags``: the
+        words' tags (UPOS), for the FIRST lookahead."""
         st = super().init_states(lengths, finish=False)
         st.stack[:, 1, 0] = st.n
         st.sp[:, 1] = 1
+        if tags is not None and self.first is not None:
+            unseen = len(self.tag_ids)
+            st.tags = np.full((st.B, st.T), unseen, dtype=INT)
+            for b, ts in enumerate(tags):
+                st.tags[b, 1:len(ts) + 1] = [self.tag_ids.get(t, unseen) for t in ts]
         return st
 
     # --- the state's i, h, j - 1 -------------------------------------------------
@@ -109,7 +133,13 @@ class TopDown(TransitionSystem):
         k = np.arange(st.T)[None, :]
         i, h, r = i[:, None], h[:, None], r[:, None]
         ok = ((i < h) & (k >= i) & (k < h)) | ((h < i) & (k >= i) & (k <= r))
-        return ok & ~self.is_final(st)[:, None]
+        ok &= ~self.is_final(st)[:, None]
+        tags = getattr(st, "tags", None)
+        if tags is not None and self.first is not None:
+            front = np.take_along_axis(tags, np.minimum(i, st.T - 1), axis=1)  # [B, 1]; i = n + 1: unused
+            looked = ok & self.allowed[tags, front]
+            ok = np.where(looked.any(axis=1, keepdims=True), looked, ok)
+        return ok
 
     def valid_actions(self, st: States) -> np.ndarray:
         """[B, len(table) + T]: the table's actions, then PRED(k) for each word
@@ -176,16 +206,7 @@ class TopDown(TransitionSystem):
         roots = [w for w, hd in enumerate(heads, 1) if hd == 0]
         for w in roots[1:]:
             heads[w - 1] = roots[0]
-        p = projectivize(heads, labels, self.encoding)
-        return list(p.heads), list(p.labels)
-
-    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
-        if self.decorated.isdisjoint(labels):
-            return heads, labels
-        return deprojectivize(heads, labels, self.encoding)
+        return super().prepare_tree(heads, labels)
 
     def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
-        if sum(1 for h in heads if h == 0) != 1:
-            return False
-        p = projectivize(heads, labels, self.encoding)
-        return deprojectivize(p.heads, p.labels, self.encoding) == (list(heads), list(labels))
+        return sum(1 for h in heads if h == 0) == 1 and super().covers(heads, labels)
