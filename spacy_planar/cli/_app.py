@@ -50,8 +50,6 @@ def trees_of(path: Path, report: Optional[SkipReport] = None) -> Iterator[Tuple[
             yield sent.heads, sent.deprels
 
 
-
-
 def beam_widths(items: Sequence[str]) -> Dict[str, int]:
     """``--beam NAME=WIDTH`` options: the beam width of each NAME."""
     out = {}

@@ -12,7 +12,8 @@ import typer
 from ..conllu_io import read_conllu
 from ..driver import oracle_check
 from ..pseudoproj import ENCODINGS, transform_check
-from ..systems import system_for_trees
+from ..systems import SYSTEMS, system_for_trees
+from ..systems.base import PseudoProjective
 from ..trees import analyse
 from ._app import USER_ERRORS, app, fail, msg, trees_of
 
@@ -116,18 +117,19 @@ def oracle(
 
     Run a system's static oracle over every sentence: trees reproduced
     exactly, trees the system cannot cover, transitions per type."""
+    # the systems that parse through the pseudo-projective encodings take --encoding
+    encoded = system in SYSTEMS and issubclass(SYSTEMS[system], PseudoProjective)
     try:
         trees = list(trees_of(path))
         start = time.perf_counter()
-        options = {"swap": {"oracle": oracle_name}, "arc-eager": {"encoding": encoding},
-                   "top-down": {"encoding": encoding}}.get(system, {})
+        options = {"swap": {"oracle": oracle_name}}.get(system, {"encoding": encoding} if encoded else {})
         ts = system_for_trees(system, trees, **options)
         res = oracle_check(ts, trees)
         res["seconds"] = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))
     res = {"file": str(path), "system": system, **({"oracle": oracle_name} if system == "swap" else {}),
-           **({"encoding": encoding} if system in ("arc-eager", "top-down") else {}), **res}
+           **({"encoding": encoding} if encoded else {}), **res}
     if as_json:
         print(json.dumps(res, indent=2))
         return

@@ -217,7 +217,7 @@ class PlanarParser(TrainablePipe):
         scorer = self.model.predict(docs)
         score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
         doc_start = np.cumsum([0] + [len(d) for d in docs])
-        width = self.cfg.get("beam_width", 1)
+        width = self.cfg["beam_width"]
         # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
         for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):
             group = [found[i] for i in idx]

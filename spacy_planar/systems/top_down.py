@@ -162,20 +162,15 @@ class TopDown(PseudoProjective):
 
     # --- the moves ---------------------------------------------------------------------
     def apply(self, st: States, actions: np.ndarray) -> None:
-        live = (actions >= 0) & ~self.is_final(st)
-        idx = np.flatnonzero(live)
-        if len(idx) == 0:
-            return
-        a = actions[idx]
-        A = len(self.table)
-        pred = a >= A
-        if pred.any():
-            self.predict(st, idx[pred], a[pred] - A)
-        rest = ~pred
-        if rest.any():
-            self.apply_moves(st, idx[rest], self.table.move_of[a[rest]], self.table.label_of[a[rest]])
-        st.last[idx] = np.where(pred, PRED, self.table.move_of[np.where(pred, 0, a)])
-        st.steps[idx] += 1
+        """PRED(k) here; the table's actions (SCAN, COMP) as every system applies them."""
+        rows = np.flatnonzero((actions >= len(self.table)) & ~self.is_final(st))
+        if len(rows):
+            self.predict(st, rows, actions[rows] - len(self.table))
+            st.last[rows] = PRED
+            st.steps[rows] += 1
+        rest = actions.copy()
+        rest[rows] = -1
+        super().apply(st, rest)
 
     def transitions(self):
         return {SCAN: self.scan, LEFT: self.comp, RIGHT: self.comp}
