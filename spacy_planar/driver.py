@@ -81,8 +81,8 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
 @dataclass
 class OracleRun:
     """What ``oracle_run`` found: per step, (original rows, feature tokens,
-    label features, actions, valid moves [rows, 6]) of the live states
-    (with ``with_features``); the tree each row ends in, as ``prepare_tree``
+    label features, actions, valid moves [rows, 7], ``system.step_record``)
+    of the live states (with ``with_features``); the tree each row ends in, as ``prepare_tree``
     gives trees (not decoded); the moves made."""
 
     steps: List[Tuple[np.ndarray, ...]] = field(default_factory=list)
@@ -112,24 +112,14 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
                                                    row=rows[bad[0]]))
         if with_features:
             feats, labs = system.get_features(st)
-            run.steps.append((rows[here], feats[here], labs[here], actions[here], moves_ok))
+            run.steps.append((rows[here], feats[here], labs[here], actions[here], moves_ok,
+                              system.step_record(st)[here]))
         counts[:] += np.bincount(moves[here], minlength=len(names))
         return actions
 
     run.trees = drive(system, st, choose, oracle=oracle, keep_trees=keep_trees, decode=False, bounded=True)
     run.moves = Counter({names[m]: int(c) for m, c in enumerate(counts) if c})
     return run
-
-
-def oracle_targets(system: TransitionSystem, actions: np.ndarray, valid_moves: np.ndarray
-                   ) -> Tuple[np.ndarray, np.ndarray]:
-    """The static oracle's steps (``oracle_run``'s actions and valid moves)
-    in the form ``exploration_run`` records states: ([n, n_actions] targets,
-    the oracle's action alone; [n, n_actions] valid actions)."""
-    move_of = system.table.move_of
-    targets = np.zeros((len(actions), len(move_of)), dtype=bool)
-    targets[np.arange(len(actions)), actions] = True
-    return targets, valid_moves[:, move_of]
 
 
 def oracle_check(system: TransitionSystem, trees: Sequence[Tree], batch_size: int = 256) -> Dict:
@@ -171,8 +161,8 @@ def exploration_run(system: TransitionSystem, st: States, oracle: Oracle, score:
     ids, labs, targets, valids = [], [], [], []
 
     def choose(st: States, oracle: Oracle, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
-        f, l = system.get_features(st, offsets)
-        scores = score(f, l)
+        f, l, *more = system.model_inputs(st, offsets)
+        scores = score(f, l, *more)
         valid, target = oracle.targets(st)
         ids.append(f[live]), labs.append(l[live]), targets.append(target[live]), valids.append(valid[live])
         predicted = np.where(valid, scores, -np.inf).argmax(axis=1)
@@ -186,22 +176,33 @@ def exploration_run(system: TransitionSystem, st: States, oracle: Oracle, score:
     return np.concatenate(ids), np.concatenate(labs), np.concatenate(targets), np.concatenate(valids)
 
 
+def init_states(system: TransitionSystem, lengths: Sequence[int], finish: bool,
+                tags: Optional[Sequence[Sequence[str]]]) -> States:
+    """The initial states; the words' tags go to the systems that read them
+    (top-down's FIRST lookahead)."""
+    if tags is None:
+        return system.init_states(lengths, finish=finish)
+    return system.init_states(lengths, finish=finish, tags=tags)
+
+
 def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
-                 finish: bool = False, observer: Optional[Callable] = None) -> List[Tree]:
+                 finish: bool = False, observer: Optional[Callable] = None,
+                 tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
     """Parse units of the given lengths (their first tokens at ``offsets``
     among the scorer's tokens) with the best-scored valid action of each
-    state (``finish``: under the tree constraint)."""
-    st = system.init_states(lengths, finish=finish)
+    state (``finish``: under the tree constraint; ``tags``: the words' tags,
+    for the systems that read them)."""
+    st = init_states(system, lengths, finish, tags)
 
     def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
-        ids, labs = system.get_features(st, offsets)
-        return system.best_actions(score(ids, labs), st, live)
+        return system.best_actions(score(*system.model_inputs(st, offsets)), st, live)
 
     return drive(system, st, choose, offsets=offsets, keep_trees=True, observer=observer)
 
 
 def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
-               beam_width: int, density: float = 0.0, merge: bool = True, finish: bool = False) -> List[Tree]:
+               beam_width: int, density: float = 0.0, merge: bool = True, finish: bool = False,
+               tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
     """Parse with beam search: each sentence keeps the ``beam_width`` states
     of highest total score, the sum of the log-probabilities of their actions
     (the model's softmax over the valid actions, as it is trained). A beam's
@@ -223,7 +224,7 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
     merge frees the slot for the next step."""
     width = max(int(beam_width), 1)
     B = len(lengths)
-    st = system.init_states(lengths, finish=finish)
+    st = init_states(system, lengths, finish, tags)
     trees: List[Optional[Tree]] = [None] * B
     recorded = np.zeros(B, dtype=bool)  # sentences whose beam is all final, tree taken
     log_density = np.log(density) if density > 0 else -np.inf
@@ -238,9 +239,9 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
         valid = system.valid_actions(st)
         cand = np.full((len(going), valid.shape[1]), -np.inf)
         if len(going):
-            ids, labs = system.get_features(st, offsets)
-            scores = np.asarray(score(ids[going], labs[going]), dtype=np.float64)
-            cand = total[going, None] + _log_softmax(scores, valid[going])
+            inputs = system.model_inputs(st, offsets)
+            scores = np.asarray(score(*(x[going] for x in inputs)), dtype=np.float64)
+            cand = system.limit_candidates(total[going, None] + _log_softmax(scores, valid[going]))
         if cand.shape[1] > width:  # no more than ``width`` candidates of a row can be kept
             top = np.argpartition(-cand, width - 1, axis=1)[:, :width]
             top.sort(axis=1)  # ties: the lower action first, as greedy_parse
@@ -277,7 +278,9 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
     drive(system, st, choose, offsets=offsets, compact_below=0.0, observer=observe)
     lost = [k for k, tree in enumerate(trees) if tree is None]  # never expected: a beam always has a move
     if lost:
-        for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish)):
+        lost_tags = [tags[k] for k in lost] if tags is not None else None
+        for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish,
+                                              tags=lost_tags)):
             trees[k] = tree
     return trees
 

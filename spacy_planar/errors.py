@@ -34,7 +34,7 @@ class Errors:
     E084 = "[E084] {source}: no sentence {sentence} (it has {n} annotated)"
     E085 = "[E085] {source}: a pipeline draws the parse of --text; a CoNLL-U file (.conllu) takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
-    E087 = "[E087] expected NAME=WIDTH with a width of at least 1, got '{item}'"
+    E087 = "[E087] expected NAME=WIDTH or NAME=WIDTH+merge with a width of at least 1, got '{item}'"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
@@ -47,6 +47,10 @@ class Errors:
     E061 = "[E061] {name}: {option} must be a probability, got {value}"
     E062 = "[E062] {name}: beam_width must be at least 1 and beam_density in [0, 1), got {width} and {density}"
     # transition systems, oracles and the driver loop
+    E063 = ("[E063] {name}: the transition system {system} and the model do not go together: top-down needs "
+            "the model's arc scorer (arc_width > 0 in spacy-planar.PlanarParserModel.v1), the other systems "
+            "have none")
+    E064 = "[E064] {name}: the top-down system has no dynamic oracle: exploration must be 0"
     E070 = "[E070] unknown transition system '{name}': expected one of {options}"
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
     E072 = "[E072] {system}: a state outlived its bound of transitions"

@@ -11,7 +11,7 @@ short arrow into the root word.
 from __future__ import annotations
 
 from html import escape
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .docs import span_tree, ud_labels
 from .trees import nonprojective_arcs, plane_assignment
@@ -115,3 +115,34 @@ def html_page(svgs: Sequence[str], title: str = "spacy-planar") -> str:
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{escape(title)}</title></head>\n'
             f'<body style="font-family: {FONT}">\n<p>Arcs above the words: the first plane; below: the second '
             f'(the 2-planar parser\'s other stack). Dashed red: non-projective arcs.</p>\n{body}\n</body>\n</html>\n')
+
+
+def line_chart(series: Dict[str, Sequence[Tuple[float, float]]], x_label: str, y_label: str,
+               width: int = 640, height: int = 400) -> str:
+    """A small SVG line chart of named series of (x, y) points (``bench
+    lengths``), axes from 0 with five ticks each."""
+    colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
+    left, right, top, bottom = 60, 150, 20, 50
+    xs = [x for pts in series.values() for x, _ in pts] or [1.0]
+    ys = [y for pts in series.values() for _, y in pts] or [1.0]
+    x_max, y_max = max(xs) * 1.05 or 1.0, max(ys) * 1.1 or 1.0
+    px = lambda x: left + (width - left - right) * x / x_max  # noqa: E731
+    py = lambda y: height - bottom - (height - top - bottom) * y / y_max  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+           f'font-size="12"><rect width="100%" height="100%" fill="white"/>',
+           f'<line x1="{left}" y1="{py(0)}" x2="{px(x_max)}" y2="{py(0)}" stroke="black"/>',
+           f'<line x1="{left}" y1="{py(0)}" x2="{left}" y2="{py(y_max)}" stroke="black"/>']
+    for k in range(6):
+        x, y = x_max * k / 5, y_max * k / 5
+        out.append(f'<text x="{px(x):.1f}" y="{py(0) + 16}" text-anchor="middle">{x:.0f}</text>')
+        out.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:.1f}</text>')
+    out.append(f'<text x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle">{escape(x_label)}</text>')
+    out.append(f'<text x="14" y="{(top + height - bottom) / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 14 {(top + height - bottom) / 2})">{escape(y_label)}</text>')
+    for n, (name, pts) in enumerate(series.items()):
+        colour = colours[n % len(colours)]
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        out.append(f'<text x="{width - right + 10}" y="{top + 16 * (n + 1)}" fill="{colour}">{escape(name)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

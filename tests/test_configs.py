@@ -29,7 +29,7 @@ SOURCES = {"ud": ["two_planar", "--tagging"], "ud_spacy_parser": ["spacy_parser"
 
 def test_the_shipped_configs():
     assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "spacy_parser", "spacy_parser_small", "swap",
-                                         "two_planar", "ud", "ud_spacy_parser"]
+                                         "top_down", "two_planar", "ud", "ud_spacy_parser"]
 
 
 def test_the_anchor_is_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
@@ -152,7 +152,7 @@ def test_every_entry_point_resolves():
             else:
                 assert registry.transition_systems.get(ep.name) is func
                 assert func()(["obj"], "root").table.names()
-    assert found == 8
+    assert found == 9
 
 
 def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
@@ -234,9 +234,19 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
                             "-r", "1", "--anchor", "greedy", "--beam", "beam=4"])
     assert r.exit_code == 0, r.output
     assert any(line.startswith("| beam |") for line in r.output.splitlines())
-    for bad in ("beam=0", "beam"):
+    r = runner.invoke(app, ["compare", str(gold), f"beam={out / 'model-last'}", "-r", "1", "--beam", "beam=4+merge"])
+    assert r.exit_code == 0 and any(line.startswith("| beam |") for line in r.output.splitlines()), r.output
+    for bad in ("beam=0", "beam", "beam=4+x"):
         r = runner.invoke(app, ["compare", str(gold), f"beam={out / 'model-last'}", "-r", "1", "--beam", bad])
         assert r.exit_code == 1 and "E087" in r.output
+    # parse time by sentence length, and its curve
+    svg = tmp_path / "lengths.svg"
+    r = runner.invoke(app, ["bench", "lengths", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
+                            "-r", "1", "--bin", "10", "--beam", "b=4", "--svg", str(svg), "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output[r.output.index("{"):r.output.rindex("}") + 1])
+    assert rows and all(row["a"] > 0 and row["b"] > 0 and row["sentences"] >= 5 for row in rows.values())
+    assert svg.read_text().count("<polyline") == 2
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={tmp_path / 'blank'}", "-r", "1", "--beam", "a=4"])
     assert r.exit_code == 1 and "no planar_parser" in r.output
     r = runner.invoke(app, ["bench", "train", str(small_corpus), f"swap={config}", "--limit", "20", "-e", "1", "--json"])

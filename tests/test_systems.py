@@ -204,12 +204,12 @@ def test_features_do_not_depend_on_the_batch(trees, variant):
     together = oracle_run(system, prepared, with_features=True).steps
     alone = [oracle_run(system, [t], with_features=True).steps for t in prepared]
     for b in range(len(trees)):
-        feats = [f[list(rows).index(b)] for rows, f, _, _, _ in together if b in rows]
-        labs = [l[list(rows).index(b)] for rows, _, l, _, _ in together if b in rows]
-        acts = [a[list(rows).index(b)] for rows, _, _, a, _ in together if b in rows]
-        assert np.array_equal(np.array(feats), np.array([f[0] for _, f, _, _, _ in alone[b]]))
-        assert np.array_equal(np.array(labs), np.array([l[0] for _, _, l, _, _ in alone[b]]))
-        assert acts == [a[0] for _, _, _, a, _ in alone[b]]
+        feats = [f[list(rows).index(b)] for rows, f, *_ in together if b in rows]
+        labs = [l[list(rows).index(b)] for rows, _, l, *_ in together if b in rows]
+        acts = [a[list(rows).index(b)] for rows, _, _, a, *_ in together if b in rows]
+        assert np.array_equal(np.array(feats), np.array([f[0] for _, f, *_ in alone[b]]))
+        assert np.array_equal(np.array(labs), np.array([l[0] for _, _, l, *_ in alone[b]]))
+        assert acts == [a[0] for _, _, _, a, *_ in alone[b]]
         n = len(trees[b][0])
         assert all(((f >= -1) & (f < n)).all() for f in feats)
         assert all(((l >= -1) & (l < len(system.labels))).all() for l in labs)
@@ -620,25 +620,25 @@ def test_exploration_keep_order_takes_two_planars_planes(keep_order):
 
 def test_two_planar_exploring_at_zero_is_static_training():
     """The component trains units whose probability of exploring is 0 on the
-    static oracle's cached transitions (in ``oracle_targets``' form) instead
+    static oracle's cached transitions (as ``training_arrays`` gives them) instead
     of parsing them in the exploring run. For 2-planar that is the same
     training: at probability 0 ``exploration_run`` visits the static
     oracle's states (same feature and label tokens) and trains each towards
     the oracle's action alone, with the same valid actions (compared as sets
     of rows, which the two runs order differently)."""
-    from spacy_planar.driver import exploration_run, oracle_targets
+    from spacy_planar.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup("2-planar", {}, every=20, seed=3)
     st, gold = fresh()
     explored = exploration_run(system, st, gold, score, 0.0, offsets)
     ids, labs, actions, valid = [], [], [], []
-    for rows, f, l, a, moves_ok in oracle_run(system, [system.prepare_tree(*t) for t in trees],
+    for rows, f, l, a, moves_ok, _ in oracle_run(system, [system.prepare_tree(*t) for t in trees],
                                               with_features=True).steps:
         ids.append(np.where(f >= 0, f + offsets[rows][:, None], -1))
         labs.append(l)
         actions.append(a)
         valid.append(moves_ok)
     static = [np.concatenate(ids), np.concatenate(labs),
-              *oracle_targets(system, np.concatenate(actions), np.concatenate(valid))]
+              *system.training_arrays(np.concatenate(actions), np.concatenate(valid), np.zeros((0, 0)))[:2]]
 
     def rows_sorted(parts):
         table = np.concatenate([np.asarray(p).astype(np.int64) for p in parts], axis=1)

@@ -50,27 +50,30 @@ def trees_of(path: Path, report: Optional[SkipReport] = None) -> Iterator[Tuple[
             yield sent.heads, sent.deprels
 
 
-def beam_widths(items: Sequence[str]) -> Dict[str, int]:
-    """``--beam NAME=WIDTH`` options: the beam width of each NAME."""
+def beam_options(items: Sequence[str]) -> Dict[str, Dict]:
+    """``--beam NAME=WIDTH`` (or ``NAME=WIDTH+merge``) options: the
+    planar_parser settings of each NAME (``beam_width``, ``beam_merge``)."""
     out = {}
     for item in items:
-        name, _, width = item.partition("=")
-        if not width.isdigit() or int(width) < 1:
+        name, _, spec = item.partition("=")
+        width, plus, merge = spec.partition("+")
+        if not width.isdigit() or int(width) < 1 or (plus and merge != "merge"):
             raise ValueError(Errors.E087.format(item=item))
-        out[name] = int(width)
+        out[name] = {"beam_width": int(width), "beam_merge": bool(plus)}
     return out
 
 
-def load_pipeline(path: Path, beam_width: Optional[int] = None):
-    """``spacy.load(path)``; with ``beam_width``, every planar_parser of the
-    pipeline parses with a beam of that width (E082 where there is none)."""
+def load_pipeline(path: Path, beam: Optional[Dict] = None):
+    """``spacy.load(path)``; with ``beam`` (``beam_options``' settings),
+    every planar_parser of the pipeline parses with that beam (E082 where
+    there is none)."""
     import spacy
     from spacy.util import load_config
 
-    if beam_width is None:
+    if beam is None:
         return spacy.load(path)
     components = load_config(Path(path) / "config.cfg")["components"]
     ours = [name for name, cfg in components.items() if cfg.get("factory") == "planar_parser"]
     if not ours:
         raise ValueError(Errors.E082.format(model=path, pipes=", ".join(components)))
-    return spacy.load(path, config={"components": {name: {"beam_width": beam_width} for name in ours}})
+    return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional
 import typer
 
 from ..conllu_io import read_conllu
-from ._app import USER_ERRORS, beam_widths, bench_app, fail, load_pipeline, msg, trees_of
+from ._app import USER_ERRORS, beam_options, bench_app, fail, load_pipeline, msg, trees_of
 from .analyse import stats_of
 
 
@@ -139,7 +139,7 @@ def bench_speed(
     repeats: int = typer.Option(5, "--repeats", "-r"),
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     busy: int = typer.Option(0, "--busy", help="Keep this many other processes busy while timing (a busy machine)"),
-    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH: that NAME parses with a beam of WIDTH"),
+    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME parses with a beam of WIDTH (merging equivalent states)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Parse speed of trained pipelines, side by side in one run.
@@ -161,8 +161,8 @@ def bench_speed(
     sents = list(read_conllu(data))
     words = sum(len(s) for s in sents)
     try:
-        widths = beam_widths(beams)
-        pipes = [(name, load_pipeline(path, widths.get(name))) for name, path in _pipelines(models)]
+        beams_of = beam_options(beams)
+        pipes = [(name, load_pipeline(path, beams_of.get(name))) for name, path in _pipelines(models)]
     except USER_ERRORS as e:
         fail(str(e))
     seconds: Dict[str, List[float]] = {name: [] for name, _ in pipes}
@@ -186,6 +186,64 @@ def bench_speed(
             p.join()
     rows = {name: summary(words, s) for name, s in seconds.items()}
     report(rows, as_json, f"parse speed, {data}", baseline=pipes[0][0])
+
+
+@bench_app.command("lengths")
+def bench_lengths(
+    data: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U to parse"),
+    models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs"),
+    repeats: int = typer.Option(3, "--repeats", "-r"),
+    bin_width: int = typer.Option(5, "--bin", help="Sentence lengths per bin"),
+    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME parses with a beam of WIDTH (merging equivalent states)"),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Also draw the curves into this SVG file"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Parse time per sentence against sentence length (Hayashi et al. 2012,
+    Figure 5): the sentences are grouped by length in bins of ``--bin``
+    words, each bin parsed as one stream of Docs by each pipeline (best of
+    ``--repeats``), and its time divided by its sentences. Bins with fewer
+    than 5 sentences are left out."""
+    from .parse import input_docs
+
+    sents = list(read_conllu(data))
+    bins: Dict[int, List] = {}
+    for sent in sents:
+        bins.setdefault((len(sent) - 1) // bin_width, []).append(sent)
+    bins = {b: group for b, group in sorted(bins.items()) if len(group) >= 5}
+    try:
+        beams_of = beam_options(beams)
+        pipes = [(name, load_pipeline(path, beams_of.get(name))) for name, path in _pipelines(models)]
+    except USER_ERRORS as e:
+        fail(str(e))
+    rows: Dict[str, Dict[str, float]] = {}
+    for name, nlp in pipes:
+        list(nlp.pipe(input_docs(nlp, sents[:200])))  # warm up
+        for b, group in bins.items():
+            best = min(_time_parse(nlp, input_docs(nlp, group)) for _ in range(repeats))
+            rows.setdefault(f"{b * bin_width + 1}-{(b + 1) * bin_width}", {"sentences": len(group)})[name] = \
+                1000 * best / len(group)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        names = [name for name, _ in pipes]
+        msg.table([(length, r["sentences"]) + tuple(f"{r[n]:.2f}" for n in names) for length, r in rows.items()],
+                  header=("length", "sentences") + tuple(f"{n} ms/sent" for n in names),
+                  aligns=("l",) + ("r",) * (1 + len(names)), title=f"parse time by sentence length, {data}")
+    if svg is not None:
+        from ..render import line_chart
+        from ..conllu_io import atomic_output
+        mids = [(b + 0.5) * bin_width for b in bins]
+        series = {name: list(zip(mids, [r[name] for r in rows.values()])) for name, _ in pipes}
+        with atomic_output(svg) as f:
+            f.write(line_chart(series, "sentence length (words)", "ms per sentence"))
+        msg.good(f"Wrote {svg}")
+
+
+def _time_parse(nlp, docs) -> float:
+    t = time.perf_counter()
+    for _doc in nlp.pipe(docs):
+        pass
+    return time.perf_counter() - t
 
 
 @bench_app.command("train")

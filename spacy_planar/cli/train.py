@@ -12,7 +12,7 @@ import typer
 from ..conllu_io import atomic_output, read_conllu
 from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
-from ._app import USER_ERRORS, app, beam_widths, fail, load_pipeline
+from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline
 from .parse import input_docs, ud_tree
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -42,10 +42,10 @@ def train(
 
 
 def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1,
-                   beam_width: Optional[int] = None) -> Dict:
-    """Parse ``gold``'s words with a pipeline (its planar_parser with a beam
-    of ``beam_width``, if given); metrics and parse speed."""
-    nlp = load_pipeline(model_dir, beam_width)
+                   beam: Optional[Dict] = None) -> Dict:
+    """Parse ``gold``'s words with a pipeline (its planar_parser with the
+    ``beam`` settings of ``beam_options``, if given); metrics and parse speed."""
+    nlp = load_pipeline(model_dir, beam)
     sents = list(read_conllu(gold))
     best = float("inf")
     parsed = []
@@ -124,8 +124,9 @@ def compare(
                                    "and of UAS over the long arcs by gold label"),
     anchor: str = typer.Option("spacy_parser", "--anchor", "-a",
                                help="The NAME the others are tested against (paired bootstrap), if given"),
-    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH: that NAME's pipelines parse with a beam "
-                                    "of WIDTH (their planar_parser's beam_width); repeat for several NAMEs"),
+    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME's pipelines parse with "
+                                    "a beam of WIDTH (their planar_parser's beam_width; +merge: beam_merge); repeat for "
+                                    "several NAMEs"),
 ) -> None:
     """Compare trained pipelines on one treebank: a markdown table.
 
@@ -142,7 +143,7 @@ def compare(
     and side of the head)."""
     runs: Dict[str, List[Dict]] = {}
     try:
-        widths = beam_widths(beams)
+        beams_of = beam_options(beams)
     except ValueError as e:
         fail(str(e))
     for item in models:
@@ -151,7 +152,7 @@ def compare(
             fail(Errors.E081.format(item=item))
         try:
             runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats,
-                                                            beam_width=widths.get(name)))
+                                                            beam=beams_of.get(name)))
         except USER_ERRORS as e:
             fail(str(e))
     several = any(len(rs) > 1 for rs in runs.values())

@@ -59,7 +59,8 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
                        exploration_nonprojective: Optional[float], exploration_keep_order: bool,
                        beam_width: int, beam_density: float, beam_merge: bool, scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
-    arc-eager with pseudo-projective encoding, planar, 2-planar or swap.
+    arc-eager with pseudo-projective encoding, planar, 2-planar, swap, or
+    top-down (pseudo-projective; its model needs ``arc_width``).
 
     single_root: give each sentence exactly one root labelled ``root_label``
         (valid UD). The planar systems parse under the tree constraint

@@ -31,7 +31,7 @@ from ..scorer import planar_parser_score
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
 from ..systems.state import INT
-from ..trees import are_trees, one_root
+from ..trees import are_trees, first_sets, one_root
 from .training import Span, Trainer, loss_towards, units
 
 
@@ -51,6 +51,8 @@ class PlanarParser(TrainablePipe):
         for option, value in (("exploration", exploration), ("exploration_nonprojective", exploration_nonprojective)):
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ValueError(Errors.E061.format(name=name, option=option, value=value))
+        if not transition_system.cls.dynamic_oracle and (exploration or exploration_nonprojective):
+            raise ValueError(Errors.E064.format(name=name))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
@@ -76,6 +78,8 @@ class PlanarParser(TrainablePipe):
             if self.cfg.get("features"):  # the templates the model was trained with
                 self._system.features = tuple(self.cfg["features"])
                 self._system.label_features = tuple(self.cfg.get("label_features", ()))
+            if self.cfg.get("first") and hasattr(self._system, "use_first"):
+                self._system.use_first(self.cfg["first"])
         return self._system
 
     def _reset(self) -> None:
@@ -110,11 +114,13 @@ class PlanarParser(TrainablePipe):
         self.model.get_ref("labels").set_dim("nL", len(system.label_features), force=True)
         self.model.get_ref("labels").set_dim("nV", len(system.labels) + 1, force=True)
         upper = self.model.get_ref("upper")
-        if upper.has_param("W") and upper.get_dim("nO") != len(system.table):
-            raise ValueError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"),
-                                                n_system=len(system.table)))
-        self.model.set_dim("nO", len(system.table), force=True)
-        upper.set_dim("nO", len(system.table), force=True)
+        n_scored = system.n_scored
+        if upper.has_param("W") and upper.get_dim("nO") != n_scored:
+            raise ValueError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"), n_system=n_scored))
+        if (n_scored > len(system.table)) != self.model.has_ref("arcs"):  # weighted prediction: top-down only
+            raise ValueError(Errors.E063.format(name=self.name, system=system.name))
+        self.model.set_dim("nO", n_scored, force=True)
+        upper.set_dim("nO", n_scored, force=True)
         if self.model.has_ref("parts"):  # labels scored apart: the parts of each action
             parts = self.model.get_ref("parts")
             names, matrix = system.table.factors()
@@ -142,12 +148,28 @@ class PlanarParser(TrainablePipe):
             for _, tree in self.trainer.gold_trees(eg) or []:
                 found.update(probe.prepare_tree(*tree)[1])
         self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
+        if hasattr(probe, "use_first"):  # top-down's FIRST lookahead, from the training trees' UPOS
+            self.cfg["first"] = self._first_sets(probe, get_examples)
         self.cfg["features"] = list(probe.features)
         self.cfg["label_features"] = list(probe.label_features)
         self._reset()
         self._resize()
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         self.model.initialize(X=sample)
+
+    def _first_sets(self, probe: TransitionSystem, get_examples) -> Optional[Dict[str, List[str]]]:
+        """FIRST (Hayashi et al. 2012, section 5.4) of the trees the system
+        derives from the training data, over the reference UPOS; None
+        where the reference has no POS."""
+        trees = []
+        for eg in get_examples():
+            ref = eg.reference
+            if not ref.has_annotation("POS"):
+                return None
+            for (start, end), tree in self.trainer.gold_trees(eg) or []:
+                if len(eg.predicted) == len(ref):
+                    trees.append((probe.prepare_tree(*tree)[0], [t.pos_ for t in ref[start:end]]))
+        return {t: sorted(ts) for t, ts in first_sets(trees).items()} or None
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -181,14 +203,18 @@ class PlanarParser(TrainablePipe):
         scorer, backprop = self.model.begin_update(docs)
         steps = [self.trainer.static_steps(self.system, docs, static, starts)]
         if any(exploring):
-            score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
+            score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
             steps.append(self.trainer.exploring_steps(self.system, score, exploring, starts,
                                                       self.cfg["exploration_keep_order"]))
         steps = [part for part in steps if part is not None]
         if not steps:
             return losses
-        ids, labs, targets, valid = (np.concatenate(part) for part in zip(*steps))
-        scores, bp_states = scorer.begin_update(ids, labs)
+        if len(steps) == 1:
+            ids, labs, targets, valid, more = steps[0]
+        else:  # static and exploring steps: systems with no more model inputs
+            ids, labs, targets, valid = (np.concatenate(part) for part in list(zip(*steps))[:4])
+            more = ()
+        scores, bp_states = scorer.begin_update(ids, labs, *more)
         d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
         backprop(bp_states(d_scores))
         if sgd not in (None, False):
@@ -215,20 +241,26 @@ class PlanarParser(TrainablePipe):
             return out
         system = self.system
         scorer = self.model.predict(docs)
-        score = lambda f, l: self.model.ops.to_numpy(scorer(f, l))  # noqa: E731
+        score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
         doc_start = np.cumsum([0] + [len(d) for d in docs])
         width = self.cfg["beam_width"]
+        # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
+        use_tags = getattr(system, "first", None) is not None
+        has_pos = [use_tags and doc.has_annotation("POS") for doc in docs]
         # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
         for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):
             group = [found[i] for i in idx]
             lengths = [e - s for _, s, e in group]
             offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
+            tags = None
+            if use_tags:  # "" where a Doc has no POS: restricts nothing
+                tags = [[t.pos_ for t in docs[k][s:e]] if has_pos[k] else [""] * (e - s) for k, s, e in group]
             if width > 1:
                 trees = beam_parse(system, score, lengths, offsets, width, density=self.cfg["beam_density"],
-                                   merge=self.cfg["beam_merge"], finish=self.cfg["single_root"])
+                                   merge=self.cfg["beam_merge"], finish=self.cfg["single_root"], tags=tags)
             else:
                 trees = greedy_parse(system, score, lengths, offsets, finish=self.cfg["single_root"],
-                                     observer=self.observer)
+                                     observer=self.observer, tags=tags)
             for (k, s, e), tree in zip(group, trees):
                 out[k].append(((s, e), tree))
         return out

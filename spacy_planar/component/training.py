@@ -18,14 +18,15 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..docs import span_tree
-from ..driver import batches, exploration_run, oracle_run, oracle_targets
+from ..driver import batches, exploration_run, oracle_run
 from ..oracles import make_oracle
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
 from ..trees import is_projective, tree_error
 
 Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
-Steps = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # feature tokens, label features, targets, valid
+# feature tokens, label features, targets, valid actions, more model inputs (top-down: its arc scorer's)
+Steps = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]
 
 
 def units(doc: Doc) -> List[Span]:
@@ -43,7 +44,7 @@ class Trainer:
 
     def __init__(self, root_label: str):
         self.root_label = root_label
-        self.cache: Dict[int, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.cache: Dict[int, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.projective: Dict[Tuple[int, ...], bool] = {}
         self.skipped: Counter = Counter()
 
@@ -95,7 +96,7 @@ class Trainer:
     def oracle_steps(self, system: TransitionSystem, docs: Sequence[Doc],
                      trees: Sequence[List[Tuple[Span, Tree]]]) -> List[List]:
         """Per Doc: a list of (start, features, label features, actions,
-        valid moves), one per unit of ``trees`` (its gold trees), from the
+        valid moves, ``step_record`` rows), one per unit of ``trees`` (its gold trees), from the
         cache or from one batched oracle run."""
         todo: List[Tuple[int, int, Tree, int]] = []
         out: List[List] = []
@@ -116,21 +117,22 @@ class Trainer:
 
     def _run_oracle(self, system: TransitionSystem, todo: List[Tuple[int, int, Tree, int]], out: List[List]) -> None:
         prepared = [t for _, _, t, _ in todo]
-        chunks: List[Tuple[np.ndarray, ...]] = []  # (unit of each row, features, labels, actions, valid)
+        chunks: List[Tuple[np.ndarray, ...]] = []  # (unit of each row, features, labels, actions, valid, record)
         for idx in batches([len(t[0]) for t in prepared], 256):
             run = oracle_run(system, [prepared[i] for i in idx], with_features=True, keep_trees=False)
-            for rows, feats, labs, actions, valid in run.steps:
-                chunks.append((idx[rows], feats, labs, actions, valid))
+            for rows, *arrays in run.steps:
+                chunks.append((idx[rows], *arrays))
         unit = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0, dtype=INT)
         order = np.argsort(unit, kind="stable")  # by unit, each unit's steps in order
-        arrays = [np.concatenate([c[j] for c in chunks])[order] if chunks else None for j in range(1, 5)]
+        arrays = [np.concatenate([c[j] for c in chunks])[order] if chunks else None for j in range(1, 6)]
         ends = np.cumsum(np.bincount(unit, minlength=len(todo)))
         for u, (k, start, _, _) in enumerate(todo):
             a, b = (ends[u - 1] if u else 0), ends[u]
             if a == b:
                 continue
-            f, l, acts, v = (x[a:b] for x in arrays)
-            out[k].append((start, f.astype(np.int32), l.astype(np.int32), acts.astype(INT), v.astype(bool)))
+            f, l, acts, v, rec = (x[a:b] for x in arrays)
+            out[k].append((start, f.astype(np.int32), l.astype(np.int32), acts.astype(INT), v.astype(bool),
+                           rec.astype(np.int32)))
         for (k, _, _, key) in todo:
             self.cache[key] = out[k]
 
@@ -139,17 +141,21 @@ class Trainer:
         """The static oracle's states of ``trees`` (per Doc, its units' gold
         trees; ``starts``: each Doc's first row in the batch's feature
         table), the oracle's action the one target of each."""
-        ids, labs, actions, valid = [], [], [], []
+        ids, labs, actions, valid, records, firsts = [], [], [], [], [], []
         for doc_units, offset in zip(self.oracle_steps(system, docs, trees), starts):
-            for start, f, l, a, v in doc_units:
+            for start, f, l, a, v, rec in doc_units:
                 ids.append(np.where(f >= 0, f + offset + start, -1))
                 labs.append(l)
                 actions.append(a)
                 valid.append(v)
+                records.append(rec)
+                firsts.append(np.full(len(a), offset + start, dtype=INT))
         if not ids:
             return None
-        targets, valid_actions = oracle_targets(system, np.concatenate(actions), np.concatenate(valid))
-        return np.concatenate(ids), np.concatenate(labs), targets, valid_actions
+        targets, valid_actions, more = system.training_arrays(
+            np.concatenate(actions), np.concatenate(valid), np.concatenate(records).astype(INT),
+            np.concatenate(firsts))
+        return np.concatenate(ids), np.concatenate(labs), targets, valid_actions, more
 
     # --- exploration -------------------------------------------------------------------
     def exploring_steps(self, system: TransitionSystem, score, units: List[List], starts: List[int],
@@ -168,7 +174,7 @@ class Trainer:
         st = system.init_states([len(h) for h, _ in trees])
         oracle = make_oracle(system, st, trees)
         return exploration_run(system, st, oracle, score, np.asarray(follow), np.asarray(offsets, dtype=INT),
-                               keep_order=keep_order)
+                               keep_order=keep_order) + ((),)
 
 
 def softmax_over(xp, scores, valid):

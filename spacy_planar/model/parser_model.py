@@ -31,6 +31,7 @@ def build_planar_parser_model(
     hidden_width: int = 64,
     maxout_pieces: int = 2,
     labels_apart: bool = False,
+    arc_width: int = 0,
     nO: Optional[int] = None,
 ) -> Model:
     """Pick this for every transition system of spacy-planar. The hidden layer
@@ -45,7 +46,11 @@ def build_planar_parser_model(
     mark), and each action's score adds the scores of its parts to its own.
     A rare labelled action then learns from every action with its move or
     its label. At parse time the two layers are summed into one (the same
-    scores, the same speed)."""
+    scores, the same speed).
+
+    ``arc_width``: the top-down system's arc scorer (Hayashi et al. 2012,
+    section 5.2: weighted prediction), biaffine over the token vectors with
+    a sibling term, of this width; 0: none (the other systems)."""
     lower = Model(
         "planar_precomputable",
         lower_forward,
@@ -64,6 +69,9 @@ def build_planar_parser_model(
     dropout = Dropout(0.1)  # on the hidden layer; training.dropout sets its rate
     layers = [tok2vec, lower, upper, dropout, labels]
     refs = {"tok2vec": tok2vec, "lower": lower, "upper": upper, "dropout": dropout, "labels": labels}
+    if arc_width:
+        refs["arcs"] = build_arc_scorer(arc_width)
+        layers.append(refs["arcs"])
     if labels_apart:
         # the parts' scores; the component sets nK and attrs["parts"] (actions x parts, 0/1)
         refs["parts"] = Linear(nI=hidden_width, init_W=zero_init)
@@ -84,6 +92,12 @@ def init(model: Model, X=None, Y=None) -> Model:
     upper.initialize()
     if model.has_ref("parts"):
         model.get_ref("parts").initialize()
+    if model.has_ref("arcs"):
+        arcs = model.get_ref("arcs")
+        if not arcs.has_dim("nI"):
+            arcs.set_dim("nI", tok2vec.get_dim("nO"))
+        arcs.set_dim("nQ", lower.get_dim("nH"))
+        arcs.initialize()
     return model
 
 
@@ -179,11 +193,12 @@ def slot_columns(ops, rows: Ints2d) -> Ints2d:
 def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple["StateScorer", Callable]:
     """docs -> a :class:`StateScorer` over their tokens (tok2vec, then the
     precomputed first layer, once per batch); the backward pass takes the
-    gradient of the feature table (from ``StateScorer.begin_update``) on
-    into the tok2vec. The component calls this through ``model.predict`` /
+    gradient of the feature table (from ``StateScorer.begin_update``; with
+    the arc scorer, a pair: that and the arc tables' gradients) on into the
+    tok2vec. The component calls this through ``model.predict`` /
     ``model.begin_update``, then scores its states with the scorer."""
-    table, bp_table = table_forward(model, docs, is_train)
-    return StateScorer(model, table), bp_table
+    (table, arc_tables), bp_table = table_forward(model, docs, is_train)
+    return StateScorer(model, table, arc_tables), bp_table
 
 
 class StateScorer:
@@ -191,55 +206,214 @@ class StateScorer:
     feature table of the batch's tokens and the parameters, fetched once.
     Calling it scores without gradient (the parse loop, and the states
     visited while exploring); ``begin_update`` scores with the training
-    forward."""
+    forward. With the arc scorer (top-down), a third input, the arc rows
+    [states, 4] of ``TopDown.model_inputs``, turns the last score (PRED)
+    into one per candidate word (``pred_scores``)."""
 
-    def __init__(self, model: Model, table: Floats3d):
+    def __init__(self, model: Model, table: Floats3d, arc_tables=None):
         self.model = model
         self.table = table
-        lower, labels, upper = model.get_ref("lower"), model.get_ref("labels"), model.get_ref("upper")
+        self.arc_tables = arc_tables
+        lower, labels = model.get_ref("lower"), model.get_ref("labels")
         self.nP = lower.get_dim("nP")
         self.b = lower.get_param("b")
         self.E = labels.get_param("E")
         W, self.b_out = output_weights(model)
         self.W_T = model.ops.xp.ascontiguousarray(W.T)
 
-    def __call__(self, ids: Ints2d, lab_ids: Ints2d) -> Floats2d:
+    def __call__(self, ids: Ints2d, lab_ids: Ints2d, arcs: Optional[Ints2d] = None) -> Floats2d:
         if self.model.ops.xp is not numpy:  # GPU: the training forward without dropout
-            return states_forward(self.model, self.table, ids, lab_ids, is_train=False)[0]
+            return states_forward(self.model, self.table, ids, lab_ids, is_train=False,
+                                  arc_tables=self.arc_tables, arcs=arcs)[0]
         # CPU: gather, sum and maxout in one C loop
         n_rows, nF, width = self.table.shape
         hidden = _hidden.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
                                 lab_ids, self.nP)
         scores = hidden @ self.W_T  # numpy's matmul, as in lower_forward
         scores += self.b_out
+        if arcs is not None:
+            pred, _ = pred_scores(self.model.ops, self.arc_tables, arcs, hidden)
+            scores = numpy.concatenate([scores[:, :-1], scores[:, -1:] + pred], axis=1)
         return scores
 
-    def begin_update(self, ids: Ints2d, lab_ids: Ints2d) -> Tuple[Floats2d, Callable]:
+    def begin_update(self, ids: Ints2d, lab_ids: Ints2d, arcs: Optional[Ints2d] = None
+                     ) -> Tuple[Floats2d, Callable]:
         """Scores of the states with dropout, and the backward pass to the
-        gradient of the feature table."""
-        return states_forward(self.model, self.table, ids, lab_ids, is_train=True)
+        gradient of the feature table (and of the arc tables)."""
+        return states_forward(self.model, self.table, ids, lab_ids, is_train=True,
+                              arc_tables=self.arc_tables, arcs=arcs)
 
 
-def table_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[Floats3d, Callable]:
+def table_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[Tuple, Callable]:
     """docs -> the feature table of their tokens (tok2vec, then the
-    precomputed first layer); the backward pass goes on into the tok2vec."""
+    precomputed first layer) and the arc scorer's tables (or None); the
+    backward pass goes on into the tok2vec."""
     tok2vec, lower = model.get_ref("tok2vec"), model.get_ref("lower")
     ops = model.ops
     tokvecs, bp_tok2vec = tok2vec(docs, is_train)
     lengths = [len(x) for x in tokvecs]
     X = ops.flatten(tokvecs) if tokvecs else ops.alloc2f(0, lower.get_dim("nI"))
     table, bp_lower = lower(X, is_train)
+    arc_tables, bp_arcs = model.get_ref("arcs")(X, is_train) if model.has_ref("arcs") else (None, None)
 
-    def backprop(d_table: Floats3d) -> List[Floats2d]:
-        return bp_tok2vec(ops.unflatten(bp_lower(d_table), lengths))
+    def backprop(d_table) -> List[Floats2d]:
+        if isinstance(d_table, tuple):  # with the arc tables' gradients
+            d_table, d_arcs = d_table
+            dX = bp_lower(d_table)
+            if d_arcs is not None:
+                dX += bp_arcs(d_arcs)
+        else:
+            dX = bp_lower(d_table)
+        return bp_tok2vec(ops.unflatten(dX, lengths))
 
-    return table, backprop
+    return (table, arc_tables), backprop
+
+
+# --- the arc scorer of weighted prediction (top-down) -------------------------------
+
+ARC_PARAMS = ("Wh", "Ws", "Wc", "bc", "root", "none", "Wq", "Edh", "Edi", "w", "dist_h", "dist_i")
+
+
+def build_arc_scorer(width: int) -> Model:
+    """Token vectors -> the tables that score PRED(k), the arc h -> k after
+    the sibling s predicted last on k's side (Hayashi et al. 2012, eq. 3-4),
+    an MLP over the pair (Kiperwasser & Goldberg 2016) conditioned on the
+    state:
+
+        w . relu(H[h] + S[s] + C[k] + Q h_state + E_h[k - h] + E_i[k - i])
+            + d_h[k - h] + d_i[k - i]
+
+    H, S, C: linear maps of the token vectors (``width``), with learned
+    vectors for the artificial root as h and for "no sibling yet" as s;
+    h_state: the parser's hidden layer for the state, which sees s1 (h's
+    own head), h's children so far and the words from the queue's front i;
+    E_h, E_i, d_h, d_i: the signed distance from h and the distance from i,
+    in buckets (MSTParser's distance and direction features). H[h] + C[k]
+    is the first-order factor, S[s] + C[k] the sibling factor of eq. 4, and
+    the pair is scored as one (the relu mixes them), for the candidates in
+    the state's prediction range only. A biaffine scorer over the token
+    vectors (Dozat & Manning 2017) in its place, or added, parsed worse on
+    Gothic dev (docs/decisions.md)."""
+    return Model("planar_arc_scorer", arcs_forward, init=arcs_init, dims={"nI": None, "nA": width, "nQ": None},
+                 params={name: None for name in ARC_PARAMS})
+
+
+# distance buckets: |d| up to 1, 2, 3, 4, 6, 9, 14, 19, more (signed for h -> c, the root apart)
+DIST_EDGES = (1, 2, 3, 4, 6, 9, 14, 19)
+N_DIST_H = 2 * (len(DIST_EDGES) + 1) + 1
+N_DIST_I = len(DIST_EDGES) + 2  # 0 .. more
+
+
+def distance_buckets(xp, d, root=None):
+    """Bucket of each distance: with ``root`` (a mask), signed (c - h), the
+    root's arcs the last bucket; else d >= 0 (c - i)."""
+    edges = xp.asarray(DIST_EDGES)
+    mag = xp.searchsorted(edges, xp.abs(d), side="left")  # 1 -> 0, 2 -> 1, ..., > 19 -> 8
+    if root is None:
+        return xp.where(d <= 0, 0, mag + 1)
+    return xp.where(root, N_DIST_H - 1, xp.where(d < 0, mag, mag + len(DIST_EDGES) + 1))
+
+
+def arcs_init(model: Model, X=None, Y=None) -> Model:
+    nI, nA, nQ = model.get_dim("nI"), model.get_dim("nA"), model.get_dim("nQ")
+    ops = model.ops
+    for name in ("Wh", "Ws", "Wc"):
+        model.set_param(name, glorot_uniform_init(ops, (nA, nI)))
+    model.set_param("Wq", glorot_uniform_init(ops, (nA, nQ)))
+    for name in ("bc", "root", "none", "w"):
+        model.set_param(name, ops.alloc1f(nA))
+    model.set_param("Edh", ops.alloc2f(N_DIST_H, nA))
+    model.set_param("Edi", ops.alloc2f(N_DIST_I, nA))
+    model.set_param("dist_h", ops.alloc1f(N_DIST_H))
+    model.set_param("dist_i", ops.alloc1f(N_DIST_I))
+    return model
+
+
+TABLE_PARAMS = ("Wq", "Edh", "Edi", "w", "dist_h", "dist_i")  # read per state, as they are
+
+
+def arcs_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[dict, Callable]:
+    """X (tokens, nI) -> the tables of ``pred_scores``: H and S (tokens + 1,
+    nA), their last rows the root's and "no sibling"'s vectors; C (tokens,
+    nA); and the parameters read per state. The backward pass takes their
+    gradients (a dict of the same keys) to the gradient of X."""
+    ops = model.ops
+    p = {name: model.get_param(name) for name in ARC_PARAMS}
+    tables = {"H": ops.xp.concatenate([ops.gemm(X, p["Wh"], trans2=True), p["root"][None, :]], axis=0),
+              "S": ops.xp.concatenate([ops.gemm(X, p["Ws"], trans2=True), p["none"][None, :]], axis=0),
+              "C": ops.gemm(X, p["Wc"], trans2=True) + p["bc"], **{name: p[name] for name in TABLE_PARAMS}}
+
+    def backprop(d: dict) -> Floats2d:
+        for name in TABLE_PARAMS:
+            model.inc_grad(name, d[name])
+        model.inc_grad("root", d["H"][-1])
+        model.inc_grad("none", d["S"][-1])
+        model.inc_grad("bc", d["C"].sum(axis=0))
+        dX = ops.alloc2f(*X.shape)
+        for name, dY in (("Wh", d["H"][:-1]), ("Ws", d["S"][:-1]), ("Wc", d["C"])):
+            model.inc_grad(name, ops.gemm(dY, X, trans1=True))
+            dX += ops.gemm(dY, p[name])
+        return dX
+
+    return tables, backprop
+
+
+def pred_scores(ops, tables: dict, arcs: Ints2d, hidden: Floats2d) -> Tuple[Floats2d, Callable]:
+    """The arc scores of PRED(k) of each state, k < T: arcs[s] = (h, sibling,
+    word 1, word T - 1, the queue's front i, the first and the last word of
+    the prediction range) as token rows (-1: the root / no sibling); word k
+    is row ``arcs[s, 2] + k - 1``; ``hidden``: the states' hidden layer.
+    Candidates outside the range (invalid) score the distance weights only.
+    Returns [states, T] and the backward pass to (the tables' gradients,
+    the hidden layer's)."""
+    xp = ops.xp
+    H, S, C = tables["H"], tables["S"], tables["C"]
+    arcs = ops.asarray(arcs)
+    N = C.shape[0]
+    T = int((arcs[:, 3] - arcs[:, 2]).max()) + 2 if arcs.shape[0] else 1
+    word = arcs[:, 2:3] + xp.arange(T)[None, :] - 1  # the candidates' token rows
+    h = xp.where(arcs[:, 0] < 0, N, arcs[:, 0])
+    s = xp.where(arcs[:, 1] < 0, N, arcs[:, 1])
+    bh = distance_buckets(xp, word - arcs[:, 0:1], root=xp.broadcast_to(arcs[:, 0:1] < 0, word.shape))
+    bi = distance_buckets(xp, word - arcs[:, 4:5])
+    scores = tables["dist_h"][bh] + tables["dist_i"][bi]
+    r, t = xp.nonzero((word >= arcs[:, 5:6]) & (word <= arcs[:, 6:7]) & (word >= 0) & (word < N))
+    k = word[r, t]
+    P = ops.gemm(hidden, tables["Wq"], trans2=True) + H[h] + S[s]  # the state's part
+    z_pre = P[r] + C[k] + tables["Edh"][bh[r, t]] + tables["Edi"][bi[r, t]]
+    z = ops.relu(z_pre)
+    scores[r, t] += z @ tables["w"]
+
+    def backprop(d_scores: Floats2d):
+        d_scores = xp.ascontiguousarray(d_scores, dtype="float32")
+        i32 = lambda a: xp.ascontiguousarray(a.reshape(-1), dtype="int32")  # noqa: E731
+        flat_d = d_scores.reshape(-1)
+        d = {"dist_h": xp.bincount(i32(bh), weights=flat_d, minlength=N_DIST_H).astype("float32"),
+             "dist_i": xp.bincount(i32(bi), weights=flat_d, minlength=N_DIST_I).astype("float32")}
+        dm = d_scores[r, t]
+        d["w"] = z.T @ dm
+        dz = xp.ascontiguousarray((dm[:, None] * tables["w"][None, :]) * (z_pre > 0), dtype="float32")
+        for name, rows in (("C", k), ("Edh", bh[r, t]), ("Edi", bi[r, t])):
+            d[name] = ops.alloc(tables[name].shape)
+            ops.scatter_add(d[name], i32(rows), dz)
+        dP = ops.alloc2f(*P.shape)
+        ops.scatter_add(dP, i32(r), dz)
+        for name, rows in (("H", h), ("S", s)):
+            d[name] = ops.alloc(tables[name].shape)
+            ops.scatter_add(d[name], i32(rows), dP)
+        d["Wq"] = ops.gemm(dP, hidden, trans1=True)
+        return d, ops.gemm(dP, tables["Wq"])
+
+    return scores, backprop
 
 
 def states_forward(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d,
-                   is_train: bool) -> Tuple[Floats2d, Callable]:
+                   is_train: bool, arc_tables=None, arcs: Optional[Ints2d] = None) -> Tuple[Floats2d, Callable]:
     """(feature table, the states' feature tokens and label ids) -> scores of
-    every state; the backward pass returns the gradient of the table."""
+    every state; the backward pass returns the gradient of the table. With
+    ``arcs`` (top-down), the last score, PRED's, becomes one per candidate
+    word (``pred_scores`` added to it), and the backward pass returns the
+    pair (the table's gradient, the arc tables')."""
     lower, upper, dropout, labels = (model.get_ref(n) for n in ("lower", "upper", "dropout", "labels"))
     nH, nP = lower.get_dim("nH"), lower.get_dim("nP")
     ops = model.ops
@@ -257,9 +431,19 @@ def states_forward(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d,
         P = ops.asarray(parts.attrs["parts"])
         part_scores, bp_parts = parts(dropped, is_train)
         scores = scores + part_scores @ P.T
+    if arcs is not None:
+        pred, bp_pred = pred_scores(ops, arc_tables, arcs, dropped)
+        scores = ops.xp.concatenate([scores[:, :-1], scores[:, -1:] + pred], axis=1)
 
     def backprop(d_scores: Floats2d) -> Floats3d:
+        if arcs is not None:
+            d_pred = d_scores[:, upper.get_dim("nO") - 1:]
+            d_arcs, d_from_arcs = bp_pred(d_pred)
+            d_scores = ops.xp.concatenate([d_scores[:, :upper.get_dim("nO") - 1], d_pred.sum(axis=1, keepdims=True)],
+                                          axis=1)
         d_dropped = bp_upper(d_scores)
+        if arcs is not None:
+            d_dropped += d_from_arcs
         if model.has_ref("parts"):
             d_dropped += bp_parts(d_scores @ P)
         d_hidden = bp_dropout(d_dropped)
@@ -273,6 +457,6 @@ def states_forward(model: Model, table: Floats3d, ids: Ints2d, lab_ids: Ints2d,
         d_flat = d_table.reshape((table.shape[0] * table.shape[1], table.shape[2]))
         for slot_rows in slot_columns(ops, rows):
             ops.scatter_add(d_flat, slot_rows, d_pre)
-        return d_table
+        return (d_table, d_arcs) if arcs is not None else d_table
 
     return scores, backprop

@@ -28,6 +28,7 @@ class TransitionSystem:
     features: Tuple[str, ...] = FEATURES_1STACK
     label_features: Tuple[str, ...] = LABEL_FEATURES
     move_names: Tuple[str, ...] = MOVE_NAMES  # what the oracle's counts call each move
+    dynamic_oracle = True  # whether its oracle has costs (training with exploration)
 
     def __init__(self, labels: Sequence[str], root_label: str = "root"):
         labels = list(labels)
@@ -121,6 +122,37 @@ class TransitionSystem:
         if getattr(self, "_plan_key", None) != key:
             self._plan, self._plan_key = FeaturePlan(*key), key
         return self._plan.gather(st, offsets)
+
+    # --- what the model scores --------------------------------------------------------
+    @property
+    def n_scored(self) -> int:
+        """Scores the model gives a state: one per action of the table."""
+        return len(self.table)
+
+    def model_inputs(self, st: States, offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, ...]:
+        """What the model scores the states from: ``get_features``' pair
+        (top-down adds the inputs of its arc scorer)."""
+        return self.get_features(st, offsets)
+
+    def step_record(self, st: States) -> np.ndarray:
+        """[B, E] integers kept with each static-oracle step for training
+        beside the valid moves (none here: E = 0)."""
+        return np.zeros((st.B, 0), dtype=np.int64)
+
+    def training_arrays(self, actions: np.ndarray, valid_moves: np.ndarray, records: np.ndarray,
+                        offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]:
+        """The static oracle's steps (actions, valid moves [n, 7], ``step_record``
+        rows, each step's first token in the batch) as ([n, n_actions] targets,
+        the oracle's action alone; [n, n_actions] valid actions; model inputs
+        beyond the features (none here))."""
+        targets = np.zeros((len(actions), len(self.table)), dtype=bool)
+        targets[np.arange(len(actions)), actions] = True
+        return targets, valid_moves[:, self.table.move_of], ()
+
+    def limit_candidates(self, cand: np.ndarray) -> np.ndarray:
+        """Beam search: the candidates [states, actions] (-inf: none) a state
+        may put forward (all here; top-down caps its predictions)."""
+        return cand
 
     def label_tree(self, tree: Tree) -> Tuple[List[int], List[int]]:
         heads, labels = tree

@@ -20,6 +20,7 @@ from .arc_eager import ArcEager
 from .base import TransitionSystem
 from .planar import Planar
 from .swap import Swap, check_oracle
+from .top_down import TopDown
 from .two_planar import TwoPlanar
 
 if not hasattr(registry, "transition_systems"):
@@ -68,3 +69,12 @@ def swap(oracle: str = "lazy") -> Configured:
     """The swap system (Nivre 2009) trained with the eager or the lazy oracle
     (Nivre, Kuhlmann & Hall 2009)."""
     return Configured(Swap, oracle=check_oracle(oracle))
+
+
+@registry.transition_systems("spacy-planar.top_down.v1")
+def top_down(encoding: str = "head+path", pred_size: int = 5) -> Configured:
+    """Top-down head-driven parsing (Hayashi et al. 2012) on pseudo-projective
+    trees, with weighted prediction: needs the model's arc scorer
+    (``arc_width``). ``pred_size``: with a beam, the predictions kept per
+    state (section 5.2; 0: all)."""
+    return Configured(TopDown, encoding=check_encoding(encoding), pred_size=int(pred_size))

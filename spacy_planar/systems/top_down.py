@@ -32,13 +32,21 @@ PRED(k) is an action per word k: action id ``len(table) + k``, after the
 table's, so the actions of a state are the table's and one per position.
 
 Every reachable tree is projective with one root (section 4, Theorem 4.1).
-Its static oracle is in ``oracles/top_down.py``; its model (weighted
-prediction, section 5.2) is not built yet, so it parses only with a scorer
-of its own (tests), not in the component.
+Its static oracle is in ``oracles/top_down.py``.
+
+Weighted prediction (section 5.2): the model scores a state's table actions
+and one PRED move (``n_scored``), and PRED(k) adds an arc score of the pair
+(h, k) and of (previous sibling, k) (eq. 3-4; ``model/parser_model.py``).
+``model_inputs`` gives the arc scorer its tokens: h, the sibling (the child
+of h predicted last on the side k is on: children are predicted left to
+right on both sides, and each is completed before the next is predicted,
+so it is h's rightmost dependent on that side), and the span of candidate
+words. With a beam, ``pred_size`` caps the PRED(k) kept per state (the
+prediction size of section 5.2 and Algorithm 1, line 10).
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional, Sequence
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -53,12 +61,14 @@ class TopDown(PseudoProjective):
     moves = (SHIFT, LEFT, RIGHT)
     n_stacks = 2
     root_on_stack = True
+    dynamic_oracle = False
     move_names = tuple({SHIFT: "SCAN", LEFT: "COMP-LEFT", RIGHT: "COMP-RIGHT", PRED: "PRED"}.get(m, name)
                        for m, name in enumerate(MOVE_NAMES))
 
     def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path",
-                 first: Optional[Dict[str, Iterable[str]]] = None):
+                 first: Optional[Dict[str, Iterable[str]]] = None, pred_size: int = 5):
         super().__init__(labels, root_label, encoding)
+        self.pred_size = int(pred_size)
         self.use_first(first)
 
     def use_first(self, first: Optional[Dict[str, Iterable[str]]]) -> None:
@@ -159,6 +169,91 @@ class TopDown(PseudoProjective):
     def best_actions(self, scores: np.ndarray, st: States, live: np.ndarray) -> np.ndarray:
         best = np.where(self.valid_actions(st), scores, -np.inf).argmax(axis=1)
         return np.where(live, best, -1)
+
+    # --- what the model scores (weighted prediction, section 5.2) ---------------------
+    @property
+    def n_scored(self) -> int:
+        """The table's actions and PRED (to which PRED(k) adds its arc scores)."""
+        return len(self.table) + 1
+
+    def arc_words(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
+        """(h, sibling) of every row: the top tree's root and the child of h
+        predicted last on the side of i (-1: none yet), eq. 4's sib."""
+        i, h, _ = self.ihr(st)
+        k = np.arange(st.T)[None, :]
+        left = (st.heads == h[:, None]) & (k < h[:, None])  # the latest left child is the nearest to h
+        nearest_left = np.where(left.any(axis=1), st.T - 1 - left[:, ::-1].argmax(axis=1), -1)
+        return h, np.where(i < h, nearest_left, st.at(st.rmost, h))  # rmost: the rightmost right child
+
+    def pred_bounds(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
+        """(lo, hi): the words each state may predict, lo ≤ k ≤ hi (predx:
+        i ≤ k < h; predy: h < i ≤ k < j; empty, hi < lo, where none)."""
+        i, h, r = self.ihr(st)
+        hi = np.where(i < h, h - 1, np.where(h < i, r, 0))
+        return i, np.where(self.is_final(st), 0, hi)
+
+    def model_inputs(self, st: States, offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, ...]:
+        """The features, and the arc scorer's token rows [B, 7]: h (-1: the
+        artificial root), its sibling (-1: none), words 1 and T - 1 (PRED(k)
+        for k < T, word k being token row ``[:, 2] + k - 1``), the queue's
+        front i, the first and the last word it may predict."""
+        ids, labs = self.get_features(st, offsets)
+        offsets = np.zeros(st.B, dtype=INT) if offsets is None else offsets
+        return ids, labs, self._shift(self._arc_rows(st, st.T - 1), offsets)
+
+    @staticmethod
+    def _shift(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """``_arc_rows`` moved to the sentences' places among the batch's tokens."""
+        rows = rows.copy()
+        rows[:, :2] = np.where(rows[:, :2] >= 0, rows[:, :2] + offsets[:, None], -1)
+        rows[:, 2:] += offsets[:, None]
+        return rows
+
+    def _arc_rows(self, st: States, last: np.ndarray) -> np.ndarray:
+        """``model_inputs``' rows for a sentence alone (word w: row w - 1),
+        the last candidate word ``last``."""
+        h, sib = self.arc_words(st)
+        i = self.ihr(st)[0]
+        lo, hi = self.pred_bounds(st)
+        tok = lambda w: np.where(w > 0, w - 1, -1)  # noqa: E731
+        return np.stack([tok(h), tok(sib), np.zeros(st.B, dtype=INT), np.broadcast_to(last - 1, (st.B,)),
+                         i - 1, lo - 1, hi - 1], axis=1)
+
+    def step_record(self, st: States) -> np.ndarray:
+        """Per state: ``model_inputs``' rows for the sentence alone (its own
+        last word n), and whether COMP would attach to the root."""
+        return np.concatenate([self._arc_rows(st, st.n), (st.s(1) == 0).astype(INT)[:, None]], axis=1)
+
+    def training_arrays(self, actions: np.ndarray, valid_moves: np.ndarray, records: np.ndarray,
+                        offsets: Optional[np.ndarray] = None):
+        """Targets and valid actions over the table and PRED(k) for k < T
+        (T: one more than the longest sentence), and the arc scorer's rows."""
+        offsets = np.zeros(len(actions), dtype=INT) if offsets is None else offsets
+        arcs = self._shift(records[:, :7], offsets)
+        T = int((arcs[:, 3] - arcs[:, 2]).max()) + 2 if len(arcs) else 1
+        arcs[:, 3] = arcs[:, 2] + T - 2
+        valid = valid_moves[:, self.table.move_of]
+        onto_root = records[:, 7:8].astype(bool)
+        labelled = (self.table.label_of >= 0)[None, :]
+        valid &= ~labelled | (onto_root == (self.table.label_of == self.root_id)[None, :])
+        k = np.arange(T)[None, :]
+        lo, hi = records[:, 5:6] + 1, records[:, 6:7] + 1
+        valid = np.concatenate([valid, (k >= lo) & (k <= hi)], axis=1)
+        targets = np.zeros(valid.shape, dtype=bool)
+        targets[np.arange(len(actions)), actions] = True
+        return targets, valid, (arcs,)
+
+    def limit_candidates(self, cand: np.ndarray) -> np.ndarray:
+        """Beam search: keep each state's ``pred_size`` best PRED(k) (0: all)."""
+        nT = len(self.table)
+        size = self.pred_size
+        if size <= 0 or cand.shape[1] - nT <= size:
+            return cand
+        pred = cand[:, nT:]
+        cut = -np.partition(-pred, size - 1, axis=1)[:, size - 1:size]
+        cand = cand.copy()
+        cand[:, nT:] = np.where(pred >= cut, pred, -np.inf)
+        return cand
 
     # --- the moves ---------------------------------------------------------------------
     def apply(self, st: States, actions: np.ndarray) -> None:
