@@ -18,6 +18,9 @@ from ._app import USER_ERRORS, beam_options, bench_app, fail, load_pipeline, msg
 from .analyse import stats_of
 
 
+BEAM_HELP = "NAME=WIDTH[+merge]: that NAME parses with a beam of WIDTH (merging equivalent states)"
+
+
 def summary(words: int, seconds: List[float]) -> Dict[str, float]:
     """Best, median and max of repeated timings, and words/s of the best."""
     return {"words": words, "best_s": min(seconds), "median_s": statistics.median(seconds),
@@ -139,7 +142,7 @@ def bench_speed(
     repeats: int = typer.Option(5, "--repeats", "-r"),
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     busy: int = typer.Option(0, "--busy", help="Keep this many other processes busy while timing (a busy machine)"),
-    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME parses with a beam of WIDTH (merging equivalent states)"),
+    beams: List[str] = typer.Option([], "--beam", help=BEAM_HELP),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Parse speed of trained pipelines, side by side in one run.
@@ -175,11 +178,7 @@ def bench_speed(
     try:
         for _ in range(repeats):
             for name, nlp in pipes:
-                docs = input_docs(nlp, sents)
-                t = time.perf_counter()
-                for _doc in nlp.pipe(docs, batch_size=batch_size):
-                    pass
-                seconds[name].append(time.perf_counter() - t)
+                seconds[name].append(_time_parse(nlp, input_docs(nlp, sents), batch_size))
     finally:
         stop.set()
         for p in spinners:
@@ -194,7 +193,7 @@ def bench_lengths(
     models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs"),
     repeats: int = typer.Option(3, "--repeats", "-r"),
     bin_width: int = typer.Option(5, "--bin", help="Sentence lengths per bin"),
-    beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME parses with a beam of WIDTH (merging equivalent states)"),
+    beams: List[str] = typer.Option([], "--beam", help=BEAM_HELP),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also draw the curves into this SVG file"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
@@ -239,9 +238,10 @@ def bench_lengths(
         msg.good(f"Wrote {svg}")
 
 
-def _time_parse(nlp, docs) -> float:
+def _time_parse(nlp, docs, batch_size: int = 1000) -> float:
+    """Seconds to parse ``docs`` with ``nlp.pipe`` (spaCy's default batch size)."""
     t = time.perf_counter()
-    for _doc in nlp.pipe(docs):
+    for _doc in nlp.pipe(docs, batch_size=batch_size):
         pass
     return time.perf_counter() - t
 

@@ -144,32 +144,27 @@ class PlanarParser(TrainablePipe):
         self._reset()
         probe = self.make_system([], self.cfg["root_label"])
         found = set(labels or [])
+        # top-down's FIRST lookahead (Hayashi et al. 2012, section 5.4): from the trees the system
+        # derives and the reference UPOS, where every reference has POS
+        tagged: Optional[List] = [] if hasattr(probe, "use_first") else None
         for eg in get_examples():
-            for _, tree in self.trainer.gold_trees(eg) or []:
-                found.update(probe.prepare_tree(*tree)[1])
+            if tagged is not None and not eg.reference.has_annotation("POS"):
+                tagged = None
+            for (start, end), tree in self.trainer.gold_trees(eg) or []:
+                heads, tree_labels = probe.prepare_tree(*tree)
+                found.update(tree_labels)
+                if tagged is not None and len(eg.predicted) == len(eg.reference):
+                    tagged.append((heads, [t.pos_ for t in eg.reference[start:end]]))
         self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
-        if hasattr(probe, "use_first"):  # top-down's FIRST lookahead, from the training trees' UPOS
-            self.cfg["first"] = self._first_sets(probe, get_examples)
+        if hasattr(probe, "use_first"):
+            first = first_sets(tagged) if tagged else {}
+            self.cfg["first"] = {t: sorted(ts) for t, ts in first.items()} or None
         self.cfg["features"] = list(probe.features)
         self.cfg["label_features"] = list(probe.label_features)
         self._reset()
         self._resize()
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         self.model.initialize(X=sample)
-
-    def _first_sets(self, probe: TransitionSystem, get_examples) -> Optional[Dict[str, List[str]]]:
-        """FIRST (Hayashi et al. 2012, section 5.4) of the trees the system
-        derives from the training data, over the reference UPOS; None
-        where the reference has no POS."""
-        trees = []
-        for eg in get_examples():
-            ref = eg.reference
-            if not ref.has_annotation("POS"):
-                return None
-            for (start, end), tree in self.trainer.gold_trees(eg) or []:
-                if len(eg.predicted) == len(ref):
-                    trees.append((probe.prepare_tree(*tree)[0], [t.pos_ for t in ref[start:end]]))
-        return {t: sorted(ts) for t, ts in first_sets(trees).items()} or None
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:

@@ -49,8 +49,9 @@ def build_planar_parser_model(
     scores, the same speed).
 
     ``arc_width``: the top-down system's arc scorer (Hayashi et al. 2012,
-    section 5.2: weighted prediction), biaffine over the token vectors with
-    a sibling term, of this width; 0: none (the other systems)."""
+    section 5.2: weighted prediction; ``build_arc_scorer``), an MLP over the
+    state, the head, the sibling and the candidate, of this width; 0: none
+    (the other systems)."""
     lower = Model(
         "planar_precomputable",
         lower_forward,

@@ -113,12 +113,12 @@ class TopDown(PseudoProjective):
     def ihr(st: States):
         """(i, h, j - 1) of every row: the queue's front (n + 1 when empty),
         the top tree's root, its right limit (inclusive); h = -1 when the
-        stack is empty (never: the root stays)."""
-        b0 = st.b(0)
-        i = np.where(b0 >= 0, b0, st.n + 1)
-        h = st.s(0)
-        r = st.top(st.rows, np.ones(st.B, dtype=INT))
-        return i, h, r
+        stack is empty (never: the root stays). Memoised until the states
+        change (validity, the oracle and the model's inputs all read it)."""
+        def compute():
+            b0 = st.b(0)
+            return np.where(b0 >= 0, b0, st.n + 1), st.s(0), st.top(st.rows, np.ones(st.B, dtype=INT))
+        return st.memoised(("ihr", 0), compute)
 
     def terminal(self, st: States) -> np.ndarray:
         return (st.bp == 0) & (st.sp[:, 0] == 1)
@@ -137,16 +137,14 @@ class TopDown(PseudoProjective):
         return valid & ~self.is_final(st)[:, None]
 
     def pred_range(self, st: States) -> np.ndarray:
-        """[B, T]: the words each state may predict: i ≤ k < h (predx) or
-        h < i ≤ k < j (predy)."""
-        i, h, r = self.ihr(st)
+        """[B, T]: the words each state may predict (``pred_bounds``),
+        narrowed by FIRST where it is on."""
+        lo, hi = self.pred_bounds(st)
         k = np.arange(st.T)[None, :]
-        i, h, r = i[:, None], h[:, None], r[:, None]
-        ok = ((i < h) & (k >= i) & (k < h)) | ((h < i) & (k >= i) & (k <= r))
-        ok &= ~self.is_final(st)[:, None]
+        ok = (k >= lo[:, None]) & (k <= hi[:, None])
         tags = getattr(st, "tags", None)
         if tags is not None and self.first is not None:
-            front = np.take_along_axis(tags, np.minimum(i, st.T - 1), axis=1)  # [B, 1]; i = n + 1: unused
+            front = np.take_along_axis(tags, np.minimum(lo, st.T - 1)[:, None], axis=1)  # [B, 1]; i = n + 1: unused
             looked = ok & self.allowed[tags, front]
             ok = np.where(looked.any(axis=1, keepdims=True), looked, ok)
         return ok
@@ -154,12 +152,15 @@ class TopDown(PseudoProjective):
     def valid_actions(self, st: States) -> np.ndarray:
         """[B, len(table) + T]: the table's actions, then PRED(k) for each word
         k. COMP onto the artificial root takes the root label, and only it."""
-        valid = self.valid_moves(st)[:, self.table.move_of]
-        onto_root = (st.s(1) == 0)[:, None]
-        is_root = (self.table.label_of == self.root_id)[None, :]
-        arcs = (self.table.label_of >= 0)[None, :]
-        valid &= ~arcs | (onto_root == is_root)
-        return np.concatenate([valid, self.pred_range(st)], axis=1)
+        table = self.table_valid(self.valid_moves(st), st.s(1) == 0)
+        return np.concatenate([table, self.pred_range(st)], axis=1)
+
+    def table_valid(self, valid_moves: np.ndarray, onto_root: np.ndarray) -> np.ndarray:
+        """[B, len(table)]: the table's actions valid by their moves, COMP
+        taking the root label exactly where it attaches to the root."""
+        valid = valid_moves[:, self.table.move_of]
+        labelled = (self.table.label_of >= 0)[None, :]
+        return valid & (~labelled | (onto_root[:, None] == (self.table.label_of == self.root_id)[None, :]))
 
     def action_of(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
         """Action ids of (move, label) pairs; for PRED the "label" is the word k."""
@@ -232,10 +233,7 @@ class TopDown(PseudoProjective):
         arcs = self._shift(records[:, :7], offsets)
         T = int((arcs[:, 3] - arcs[:, 2]).max()) + 2 if len(arcs) else 1
         arcs[:, 3] = arcs[:, 2] + T - 2
-        valid = valid_moves[:, self.table.move_of]
-        onto_root = records[:, 7:8].astype(bool)
-        labelled = (self.table.label_of >= 0)[None, :]
-        valid &= ~labelled | (onto_root == (self.table.label_of == self.root_id)[None, :])
+        valid = self.table_valid(valid_moves, records[:, 7].astype(bool))
         k = np.arange(T)[None, :]
         lo, hi = records[:, 5:6] + 1, records[:, 6:7] + 1
         valid = np.concatenate([valid, (k >= lo) & (k <= hi)], axis=1)
