@@ -242,24 +242,8 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
             inputs = system.model_inputs(st, offsets)
             scores = np.asarray(score(*(x[going] for x in inputs)), dtype=np.float64)
             cand = system.limit_candidates(total[going, None] + _log_softmax(scores, valid[going]))
-        if cand.shape[1] > width:  # no more than ``width`` candidates of a row can be kept
-            top = np.argpartition(-cand, width - 1, axis=1)[:, :width]
-            top.sort(axis=1)  # ties: the lower action first, as greedy_parse
-        else:
-            top = np.broadcast_to(np.arange(cand.shape[1]), cand.shape)
-        k = np.repeat(np.arange(len(going)), top.shape[1])
-        a = top.reshape(-1)
-        c = cand[k, a]
-        ok = np.isfinite(c)
         finished = mine[~live[mine]]  # they stay as they are (action -1)
-        r = np.concatenate([going[k[ok]], finished])
-        a = np.concatenate([a[ok], np.full(len(finished), -1, dtype=a.dtype)])
-        c = np.concatenate([c[ok], total[finished]])
-        sent = rows[r]
-        order = np.lexsort((r, -c, sent))  # by sentence, best first; ties: the earlier row
-        r, a, c, sent = r[order], a[order], c[order], sent[order]
-        first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]])
-        lead = np.repeat(first, np.diff(np.r_[first, len(sent)]))
+        r, a, c, sent, lead = _best_of_each(cand, going, finished, total, rows, width)
         kept = (np.arange(len(sent)) - lead < width) & (c >= c[lead] + log_density)
         beam["total"], beam["rows"] = c[kept], sent[kept]
         return r[kept], a[kept]
@@ -283,6 +267,176 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
                                               tags=lost_tags)):
             trees[k] = tree
     return trees
+
+
+@dataclass
+class BeamRun:
+    """What ``beam_train_run`` found: the model inputs and valid actions of
+    the states whose scores the global loss reaches (one row each), and the
+    gradient of the loss with respect to their log-probabilities: ``weights``
+    [states, actions] on the actions taken, ``mass`` [states] their sum
+    (the gradient of the scores is ``weights - mass * softmax``); the loss,
+    summed over sentences; the sentences updated early (gold out of the beam)."""
+
+    inputs: Tuple[np.ndarray, ...]
+    valid: np.ndarray
+    weights: np.ndarray
+    mass: np.ndarray
+    loss: float
+    sentences: int
+    early: int
+
+
+def beam_train_run(system: TransitionSystem, st: States, oracle: Oracle, score: Callable, width: int,
+                   offsets: np.ndarray) -> BeamRun:
+    """Beam search for training, with a global loss and early update
+    (Collins & Roark 2004; with a softmax over the beam, Zhou et al. 2015,
+    Andor et al. 2016): each sentence is parsed with a beam of ``width``
+    states, scored as ``beam_parse`` scores them (the sum of the
+    log-probabilities of the model's softmax over valid actions), beside its
+    gold derivation (the static oracle's). When the gold prefix falls out of
+    the beam, or the beam is final, the sentence's loss is the negative
+    log-probability of the gold sequence under a softmax over the beam's
+    sequences and the gold one; its gradient reaches every scored state on
+    those sequences' paths (a history of back pointers, the sequences'
+    shared prefixes cancelling)."""
+    width = max(int(width), 1)
+    B = st.B
+    nodes_parent: List[np.ndarray] = []  # per step: each new node's parent (-1: the initial state)
+    nodes_state: List[np.ndarray] = []  # ... the scored state it leaves
+    nodes_action: List[np.ndarray] = []  # ... the action it takes
+    n_nodes = [0]
+    inputs: List[Tuple[np.ndarray, ...]] = []
+    valids: List[np.ndarray] = []
+    n_states = [0]
+    finals: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (nodes, totals, gold) per sentence
+    early = [0]
+    # per row: total score, last node, on the gold path
+    beam = {"total": np.zeros(B), "node": np.full(B, -1, dtype=INT), "gold": np.ones(B, dtype=bool)}
+
+    def add_nodes(parent: np.ndarray, state: np.ndarray, action: np.ndarray) -> np.ndarray:
+        ids = n_nodes[0] + np.arange(len(parent), dtype=INT)
+        nodes_parent.append(parent), nodes_state.append(state), nodes_action.append(action)
+        n_nodes[0] += len(parent)
+        return ids
+
+    def choose(st: States, oracle: Oracle, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray):
+        total, node, gold = beam["total"], beam["node"], beam["gold"]
+        going = np.flatnonzero(live)
+        valid = system.valid_actions(st)
+        logp = np.zeros((0, valid.shape[1]))
+        state_of = np.full(st.B, -1, dtype=INT)
+        if len(going):
+            x = tuple(part[going] for part in system.model_inputs(st, offsets))
+            logp = _log_softmax(np.asarray(score(*x), dtype=np.float64), valid[going])
+            inputs.append(x), valids.append(valid[going])
+            state_of[going] = n_states[0] + np.arange(len(going), dtype=INT)
+            n_states[0] += len(going)
+        at = np.full(st.B, -1, dtype=INT)
+        at[going] = np.arange(len(going))
+        gold_action = np.where(live, oracle.static_actions(st), -1)
+        cand = system.limit_candidates(total[going, None] + logp)
+        finished = np.flatnonzero(~live)
+        r, a, c, sent, lead = _best_of_each(cand, going, finished, total, rows, width)
+        kept = np.arange(len(sent)) - lead < width
+        on_gold = gold[r] & (a == gold_action[r])
+        # the gold successor of each sentence: from its row on the gold path
+        g = np.flatnonzero(gold)
+        g_action = gold_action[g]
+        g_total = total[g] + np.where(g_action >= 0, logp[at[g], np.maximum(g_action, 0)], 0.0)
+        lost = ~np.isin(rows[g], sent[kept & on_gold])  # the gold prefix fell out of the beam
+        new = kept & (a >= 0)
+        new_node = node[r].copy()
+        new_node[new] = add_nodes(node[r[new]], state_of[r[new]], a[new])
+        stop = np.isin(sent, rows[g[lost]])
+        if lost.any():  # early update: the sentence's beam and its gold sequence
+            gl = g[lost]
+            fresh = g_action[lost] >= 0
+            g_node = node[gl].copy()
+            g_node[fresh] = add_nodes(node[gl[fresh]], state_of[gl[fresh]], g_action[lost][fresh])
+            for s_row, s_node, s_total in zip(rows[gl], g_node, g_total[lost]):
+                mine = kept & (sent == s_row)
+                finals.append((np.r_[new_node[mine], s_node], np.r_[c[mine], s_total],
+                               np.r_[np.zeros(mine.sum(), dtype=bool), True]))
+            early[0] += len(gl)
+        keep = kept & ~stop
+        beam["total"], beam["node"], beam["gold"] = c[keep], new_node[keep], on_gold[keep]
+        beam["sent"] = sent[keep]
+        return r[keep], a[keep]
+
+    drive(system, st, choose, oracle=oracle, offsets=offsets, compact_below=0.0)
+    sent = beam.get("sent", np.arange(B))
+    for s_row in np.unique(sent):  # the sentences whose beam is final
+        mine = sent == s_row
+        finals.append((beam["node"][mine], beam["total"][mine], beam["gold"][mine]))
+    return _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, valids, early[0])
+
+
+def _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, valids, early: int) -> BeamRun:
+    """The loss and gradient of ``beam_train_run``'s sequences: a softmax
+    over each sentence's final sequences (their totals), the gold one the
+    target; each sequence's weight (probability - gold) flows back along its
+    nodes to the (state, action) pairs it took."""
+    n = sum(len(p) for p in nodes_parent)
+    weight = np.zeros(n + 1)  # the last slot: the initial state (-1)
+    loss = 0.0
+    for nodes, totals, is_gold in finals:
+        if not is_gold.any():  # never expected: the gold sequence is always among them
+            continue
+        p = np.exp(totals - totals.max())
+        p /= p.sum()
+        loss -= float(np.log(max(p[is_gold].sum(), 1e-300)))
+        np.add.at(weight, nodes, p - is_gold / is_gold.sum())
+    start = n
+    for parent in reversed(nodes_parent):  # children before parents
+        start -= len(parent)
+        np.add.at(weight, parent, weight[start:start + len(parent)])
+    width = max((v.shape[1] for v in valids), default=0)
+    if n == 0:
+        return BeamRun((), np.zeros((0, width), dtype=bool), np.zeros((0, width)), np.zeros(0), loss,
+                       len(finals), early)
+    state = np.concatenate(nodes_state)
+    action = np.concatenate(nodes_action)
+    w = weight[:n]
+    used = np.abs(w) > 1e-9
+    states, local = np.unique(state[used], return_inverse=True)
+    weights = np.zeros((len(states), width))
+    np.add.at(weights, (local, action[used]), w[used])
+    mass = weights.sum(axis=1)
+    valid = np.zeros((sum(len(v) for v in valids), width), dtype=bool)
+    at = 0
+    for v in valids:
+        valid[at:at + len(v), :v.shape[1]] = v
+        at += len(v)
+    parts = tuple(np.concatenate(part)[states] for part in zip(*inputs))
+    return BeamRun(parts, valid[states], weights, mass, loss, len(finals), early)
+
+
+def _best_of_each(cand: np.ndarray, going: np.ndarray, finished: np.ndarray, total: np.ndarray,
+                  rows: np.ndarray, width: int) -> Tuple[np.ndarray, ...]:
+    """A beam step's candidates, by sentence, best first: (row, action, total
+    score, sentence, the position of the sentence's best) of the ``width``
+    best finite candidates [len(going), actions] of each row ``going`` and
+    of the rows ``finished``, which stay as they are (action -1). Ties: the
+    lower action, then the earlier row, as ``greedy_parse``."""
+    if cand.shape[1] > width:  # no more than ``width`` candidates of a row can be kept
+        top = np.argpartition(-cand, width - 1, axis=1)[:, :width]
+        top.sort(axis=1)
+    else:
+        top = np.broadcast_to(np.arange(cand.shape[1]), cand.shape)
+    k = np.repeat(np.arange(len(going)), top.shape[1])
+    a = top.reshape(-1)
+    c = cand[k, a]
+    ok = np.isfinite(c)
+    r = np.concatenate([going[k[ok]], finished])
+    a = np.concatenate([a[ok], np.full(len(finished), -1, dtype=a.dtype)])
+    c = np.concatenate([c[ok], total[finished]])
+    sent = rows[r]
+    order = np.lexsort((r, -c, sent))
+    r, a, c, sent = r[order], a[order], c[order], sent[order]
+    first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]])
+    lead = np.repeat(first, np.diff(np.r_[first, len(sent)]))
+    return r, a, c, sent, lead
 
 
 def _log_softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:

@@ -41,6 +41,7 @@ class Errors:
     E042 = "[E042] {path} line {line}: sentence {sent} has no dependency annotation (HEAD '_')"
     # pseudo-projective
     E050 = "[E050] unknown encoding '{name}': expected one of {options}"
+    E051 = "[E051] unknown tree transform '{name}': expected one of {options}"
     # the component
     E060 = ("[E060] {name}: the model has {n_model} actions but the transition system {n_system}; "
             "labels cannot change after training starts")
@@ -51,6 +52,8 @@ class Errors:
             "the model's arc scorer (arc_width > 0 in spacy-planar.PlanarParserModel.v1), the other systems "
             "have none")
     E064 = "[E064] {name}: the top-down system has no dynamic oracle: exploration must be 0"
+    E065 = ("[E065] {name}: beam_update must be 'local' or 'global', got '{value}'; 'global' trains on the "
+            "static oracle's sentences and cannot be combined with exploration")
     E070 = "[E070] unknown transition system '{name}': expected one of {options}"
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
     E072 = "[E072] {system}: a state outlived its bound of transitions"

@@ -73,3 +73,74 @@ def one_lift_trees(draw, max_words: int = 30):
         k, j = draw(st.sampled_from(moves))
         heads[k - 1] = j
     return heads, labels
+
+
+# labels of ordinary dependents in ``ud_trees`` (no cc / punct: UD-like separators are made apart)
+DEP_LABELS = ["nsubj", "obj", "obl", "advmod", "amod", "det", "case", "nmod"]
+
+
+def _place(pieces, attach):
+    """Concatenate phrases (token lists [(head index in the list, or -1 for
+    the phrase head's head), label]); ``attach(k, positions)`` gives the
+    position the head of piece k hangs on (-1: out of this phrase)."""
+    out, positions = [], []
+    for toks in pieces:
+        start = len(out)
+        positions.append(start + next(i for i, (h, _) in enumerate(toks) if h == -1))
+        out.extend([(h + start if h >= 0 else -1, label) for h, label in toks])
+    for k, pos in enumerate(positions):
+        out[pos] = (attach(k, positions), out[pos][1])
+    return out
+
+
+@st.composite
+def ud_trees(draw, depth: int = 3, verb_labels=("aux", "aux:pass", "cop")):
+    """A random projective tree annotated as UD annotates coordination and
+    verb groups: a phrase is a word with dependents on either side, a
+    coordination (2-4 conjunct phrases, the first the head, later ones
+    ``conj`` on it, 0-2 ``cc`` / ``punct`` separators before each later
+    conjunct on that conjunct, maybe shared dependents of C1 left of it and
+    right of the last conjunct; conjuncts may be coordinations themselves),
+    or a verb group (a main verb with 1-3 auxiliaries among its
+    dependents on either side). Returns (heads, labels)."""
+
+    def phrase(level: int, label: str):
+        if level <= 0:
+            return [(-1, label)]
+        kind = draw(st.sampled_from(["word", "coord", "verb"]))
+        if kind == "coord":
+            roles, pieces = [], []
+            if draw(st.booleans()):
+                roles.append("shared")
+                pieces.append(phrase(level - 1, draw(st.sampled_from(DEP_LABELS))))
+            for k in range(draw(st.integers(2, 4))):
+                if k:
+                    for _ in range(draw(st.integers(0, 2))):
+                        roles.append("sep")
+                        pieces.append([(-1, draw(st.sampled_from(["cc", "punct"])))])
+                roles.append("c1" if k == 0 else "conj")
+                pieces.append(phrase(level - 1, label if k == 0 else "conj"))
+            if draw(st.booleans()):
+                roles.append("shared")
+                pieces.append(phrase(level - 1, draw(st.sampled_from(DEP_LABELS))))
+
+            def attach(k, positions):
+                c1 = positions[roles.index("c1")]
+                if roles[k] == "c1":
+                    return -1
+                if roles[k] == "sep":  # on the conjunct after it
+                    return min(p for p, r in zip(positions, roles) if r == "conj" and p > positions[k])
+                return c1
+
+            return _place(pieces, attach)
+        left = [phrase(level - 1, draw(st.sampled_from(DEP_LABELS))) for _ in range(draw(st.integers(0, 2)))]
+        right = [phrase(level - 1, draw(st.sampled_from(DEP_LABELS))) for _ in range(draw(st.integers(0, 2)))]
+        if kind == "verb":
+            for _ in range(draw(st.integers(1, 3))):
+                side = left if draw(st.booleans()) else right
+                side.insert(draw(st.integers(0, len(side))), [(-1, draw(st.sampled_from(list(verb_labels))))])
+        head = len(left)
+        return _place(left + [[(-1, label)]] + right, lambda k, positions: -1 if k == head else positions[head])
+
+    toks = phrase(depth, "root")
+    return [h + 1 if h >= 0 else 0 for h, _ in toks], [label for _, label in toks]

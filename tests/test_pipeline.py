@@ -78,6 +78,9 @@ def trained(gothic):
     # arc-eager with its labels (pseudo-projective marks included) scored apart from its moves
     pipes["arc-eager+labels_apart"] = train_pipeline("arc-eager", train_docs, shared_tok2vec=True,
                                                      labels_apart=True)
+    # swap trained with the beam's global loss (early update), parsing with the same beam
+    pipes["swap+global"] = train_pipeline("swap", train_docs, shared_tok2vec=True, beam_width=4,
+                                          beam_update="global")
     return pipes
 
 
@@ -90,7 +93,7 @@ def scores(nlp, gold_docs):
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration", "2-planar+exploration",
-                                                     "arc-eager+labels_apart"])
+                                                     "arc-eager+labels_apart", "swap+global"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
@@ -315,6 +318,13 @@ def test_beam_options_are_checked():
     nlp = spacy.blank("xx")
     with pytest.raises(ValueError, match="E062"):
         nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "beam_width": 0})
+
+
+@pytest.mark.parametrize("config", [{"beam_update": "max"}, {"beam_update": "global", "exploration": 0.5}])
+def test_beam_update_is_checked(config):
+    nlp = spacy.blank("xx")
+    with pytest.raises(ValueError, match="E065"):
+        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], **config})
 
 
 def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, gothic):

@@ -47,6 +47,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
         "beam_width": 1,
         "beam_density": 0.0,
         "beam_merge": False,
+        "beam_update": "local",
         "scorer": DEFAULT_MODEL["scorer"],
     },
     default_score_weights={
@@ -57,7 +58,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
 def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: Configured, single_root: bool,
                        root_label: Optional[str], extra_root_label: str, exploration: float,
                        exploration_nonprojective: Optional[float], exploration_keep_order: bool,
-                       beam_width: int, beam_density: float, beam_merge: bool, scorer: Optional[Callable]):
+                       beam_width: int, beam_density: float, beam_merge: bool, beam_update: str, scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar, swap, or
     top-down (pseudo-projective; its model needs ``arc_width``).
@@ -88,6 +89,15 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         below this share of the sentence's best candidate (0: keep all).
     beam_merge: with a beam, merge states that nothing ahead can tell apart
         (Huang & Sagae 2010), keeping the better scored.
+    beam_update: how the parser learns. "local": towards each transition
+        of the static oracle (cross-entropy per state; the beam, if any, is
+        used at parse time only). "global": that, plus the beam's global
+        loss: each training sentence is parsed with a beam of
+        ``beam_width`` beside its gold derivation, with early update when
+        the gold prefix falls out, and the loss is the negative
+        log-probability of the gold sequence under a softmax over the
+        beam's sequences (Zhou et al. 2015; Andor et al. 2016). Cannot be
+        combined with exploration.
 
     docs/decisions.md has the measurements behind each default.
     """
@@ -95,4 +105,5 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
                         exploration_nonprojective=exploration_nonprojective,
                         exploration_keep_order=exploration_keep_order, beam_width=beam_width,
-                        beam_density=beam_density, beam_merge=beam_merge, scorer=scorer)
+                        beam_density=beam_density, beam_merge=beam_merge,
+                        beam_update=beam_update, scorer=scorer)

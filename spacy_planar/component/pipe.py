@@ -32,7 +32,7 @@ from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
 from ..systems.state import INT
 from ..trees import are_trees, first_sets, one_root
-from .training import Span, Trainer, loss_towards, units
+from .training import Span, Trainer, beam_loss, loss_towards, units
 
 
 class PlanarParser(TrainablePipe):
@@ -42,7 +42,7 @@ class PlanarParser(TrainablePipe):
                  single_root: bool = True, root_label: Optional[str] = None, extra_root_label: str = "dep",
                  exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
                  exploration_keep_order: bool = False, beam_width: int = 1, beam_density: float = 0.0,
-                 beam_merge: bool = False, scorer: Optional[Callable] = planar_parser_score):
+                 beam_merge: bool = False, beam_update: str = "local", scorer: Optional[Callable] = planar_parser_score):
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -53,6 +53,9 @@ class PlanarParser(TrainablePipe):
                 raise ValueError(Errors.E061.format(name=name, option=option, value=value))
         if not transition_system.cls.dynamic_oracle and (exploration or exploration_nonprojective):
             raise ValueError(Errors.E064.format(name=name))
+        if beam_update not in ("local", "global") or (beam_update == "global"
+                                                      and (exploration or exploration_nonprojective)):
+            raise ValueError(Errors.E065.format(name=name, value=beam_update))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
         self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
@@ -60,7 +63,7 @@ class PlanarParser(TrainablePipe):
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
                     "beam_width": int(beam_width), "beam_density": float(beam_density),
-                    "beam_merge": bool(beam_merge),
+                    "beam_merge": bool(beam_merge), "beam_update": beam_update,
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
@@ -174,7 +177,12 @@ class PlanarParser(TrainablePipe):
         others are parsed with the current model (``exploration_run``) and
         trained towards their states' targets. One tok2vec pass, with dropout
         and gradient, serves both and the parse (a tok2vec listener only has
-        outputs in training mode)."""
+        outputs in training mode).
+
+        With ``beam_update`` "global", the static oracle's units are also
+        parsed with a beam of ``beam_width`` beside their gold derivations,
+        and the loss adds the beam's global loss with early update
+        (``driver.beam_train_run``) to the per-transition one."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
@@ -211,7 +219,15 @@ class PlanarParser(TrainablePipe):
             more = ()
         scores, bp_states = scorer.begin_update(ids, labs, *more)
         d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
-        backprop(bp_states(d_scores))
+        d_table = bp_states(d_scores)
+        if self.cfg.get("beam_update") == "global" and any(static):
+            score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
+            run = self.trainer.beam_run(self.system, score, static, starts, self.cfg["beam_width"])
+            if len(run.mass):
+                b_scores, bp_beam = scorer.begin_update(*run.inputs)
+                d_table = _add_grads(d_table, bp_beam(beam_loss(self.model.ops, b_scores, run)))
+            loss += run.loss
+        backprop(d_table)
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += loss
@@ -328,9 +344,19 @@ class PlanarParser(TrainablePipe):
     # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
     # overrides them); the rest of cfg (labels, system) is what was learned
     OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
-               "exploration_keep_order", "beam_width", "beam_density", "beam_merge")
+               "exploration_keep_order", "beam_width", "beam_density", "beam_merge", "beam_update")
 
     def _load_cfg(self, cfg: dict) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
         self._reset()
 
+
+def _add_grads(a, b):
+    """The sum of two gradients of the feature table (with the arc scorer:
+    pairs of the table's and a dict of the arc tables')."""
+    if not isinstance(a, tuple):
+        return a + b
+    (ta, da), (tb, db) = a, b
+    if da is None or db is None:
+        return ta + tb, da if db is None else db
+    return ta + tb, {k: da[k] + db[k] for k in da}

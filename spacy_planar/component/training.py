@@ -18,7 +18,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..docs import span_tree
-from ..driver import batches, exploration_run, oracle_run
+from ..driver import BeamRun, batches, beam_train_run, exploration_run, oracle_run
 from ..oracles import make_oracle
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
@@ -175,6 +175,34 @@ class Trainer:
         oracle = make_oracle(system, st, trees)
         return exploration_run(system, st, oracle, score, np.asarray(follow), np.asarray(offsets, dtype=INT),
                                keep_order=keep_order) + ((),)
+
+    # --- the beam's global loss ---------------------------------------------------------
+    def beam_run(self, system: TransitionSystem, score, trees: List[List], starts: List[int],
+                 width: int) -> BeamRun:
+        """The units of ``trees`` (per Doc, its units' gold trees) parsed with
+        a beam of ``width`` beside their gold derivations, for the global
+        loss (``driver.beam_train_run``)."""
+        gold, offsets = [], []
+        for doc_units, offset in zip(trees, starts):
+            for (start, _), tree in doc_units:
+                gold.append(system.label_tree(system.prepare_tree(*tree)))
+                offsets.append(offset + start)
+        st = system.init_states([len(h) for h, _ in gold])
+        oracle = make_oracle(system, st, gold)
+        return beam_train_run(system, st, oracle, score, width, np.asarray(offsets, dtype=INT))
+
+
+def beam_loss(ops, scores, run: BeamRun):
+    """The gradient of the global loss with respect to the scores of the
+    states ``run`` names (their log-probabilities' gradient through the
+    softmax over valid actions): weights - mass * softmax."""
+    n = scores.shape[1]
+    valid = np.zeros((len(run.valid), n), dtype=bool)
+    weights = np.zeros((len(run.valid), n), dtype="float32")
+    k = min(n, run.valid.shape[1])
+    valid[:, :k], weights[:, :k] = run.valid[:, :k], run.weights[:, :k]
+    probs = softmax_over(ops.xp, scores, ops.asarray(valid))
+    return ops.asarray(weights) - ops.asarray(run.mass.astype("float32"))[:, None] * probs
 
 
 def softmax_over(xp, scores, valid):
