@@ -40,6 +40,21 @@ def test_unknown_encoding(got_train):
     assert res.exit_code == 1 and "E050" in res.output
 
 
+def test_tree_transform_check_json(got_train):
+    """Experiment I (Nilsson 2007, Table 4.4) through the CLI: the keys, and
+    Gothic's coordinations found and restored (it has no auxiliaries)."""
+    res = runner.invoke(app, ["transform-check", str(got_train), "--transform", "coordination-ms", "--json"])
+    assert res.exit_code == 0, res.output
+    r = json.loads(res.output)
+    assert r["transform"] == "coordination-ms" and r["found"] == 1659 and r["touched_arcs"] > 3000
+    assert r["roundtrip_uas"] == r["roundtrip_las"] == r["touched_uas"] == r["touched_las"] == 100.0
+    res = runner.invoke(app, ["transform-check", str(got_train), "-t", "all", "--json"])
+    rows = json.loads(res.output)
+    assert [x["transform"] for x in rows][-1] == "verb-group-ms+cop" and rows[-1]["found"] == 0
+    res = runner.invoke(app, ["transform-check", str(got_train), "-t", "coordination-xs"])
+    assert res.exit_code == 1 and "E051" in res.output
+
+
 @pytest.mark.parametrize("encoding", ["baseline", "head+path"])
 def test_oracle_json_top_down_as_arc_eager(got_train, encoding):
     """The top-down system covers what arc-eager covers with the same

@@ -81,6 +81,9 @@ def trained(gothic):
     # swap trained with the beam's global loss (early update), parsing with the same beam
     pipes["swap+global"] = train_pipeline("swap", train_docs, shared_tok2vec=True, beam_width=4,
                                           beam_update="global")
+    # arc-eager on Prague-style coordination (Nilsson 2007), shared dependents marked
+    pipes["arc-eager+coordination-ps+"] = train_pipeline("arc-eager", train_docs,
+                                                         tree_transforms=["coordination-ps+"])
     return pipes
 
 
@@ -93,7 +96,8 @@ def scores(nlp, gold_docs):
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration", "2-planar+exploration",
-                                                     "arc-eager+labels_apart", "swap+global"])
+                                                     "arc-eager+labels_apart", "swap+global",
+                                                     "arc-eager+coordination-ps+"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
@@ -318,6 +322,26 @@ def test_beam_options_are_checked():
     nlp = spacy.blank("xx")
     with pytest.raises(ValueError, match="E062"):
         nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "beam_width": 0})
+
+
+def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
+    """The parser learns the transformed trees (its actions carry the marks)
+    but its labels, its output and a reloaded copy's output are UD."""
+    from spacy_planar.transforms import clean_label
+
+    nlp = trained["arc-eager+coordination-ps+"]
+    parser = nlp.get_pipe("planar_parser")
+    assert any(l.endswith("+") for l in parser.cfg["labels"])  # shared dependents, marked
+    assert all(clean_label(l) == l for l in parser.labels)
+    _, held_out = gothic
+    parsed = list(nlp.pipe(words_only(nlp, d) for d in held_out))
+    assert {t.dep_ for d in parsed for t in d} <= set(parser.labels) | {parser.cfg["extra_root_label"]}
+    nlp.to_disk(tmp_path / "pipe")
+    again = spacy.load(tmp_path / "pipe")
+    assert again.get_pipe("planar_parser").cfg["tree_transforms"] == ["coordination-ps+"]
+    assert [tree_of(d) for d in again.pipe(words_only(again, d) for d in held_out)] == [tree_of(d) for d in parsed]
+    with pytest.raises(ValueError, match="E051"):
+        spacy.blank("xx").add_pipe("planar_parser", config={"tree_transforms": ["coordination-xx"]})
 
 
 @pytest.mark.parametrize("config", [{"beam_update": "max"}, {"beam_update": "global", "exploration": 0.5}])

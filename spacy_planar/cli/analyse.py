@@ -1,5 +1,6 @@
 """Treebank analysis: ``stats`` (Gómez-Rodríguez & Nivre 2010, Table 1),
-``transform-check`` (Nivre & Nilsson 2005, Experiment 1) and ``oracle``."""
+``transform-check`` (Nivre & Nilsson 2005, Experiment 1; Nilsson 2007,
+Experiment I) and ``oracle``."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,8 @@ import typer
 from ..conllu_io import read_conllu
 from ..driver import oracle_check
 from ..pseudoproj import ENCODINGS, transform_check
+from ..transforms import TRANSFORMS
+from ..transforms import transform_check as tree_transform_check
 from ..systems import SYSTEMS, system_for_trees
 from ..systems.base import PseudoProjective
 from ..trees import analyse
@@ -77,11 +80,20 @@ def transform_check_cmd(
     encoding: str = typer.Option("head+path", "--encoding", "-e", help="|".join(ENCODINGS)),
     as_json: bool = typer.Option(False, "--json"),
     failures: int = typer.Option(0, "--failures", help="Show up to N arcs not restored"),
+    transforms: List[str] = typer.Option([], "--transform", "-t",
+                                         help="A tree transform (repeat for several; 'all'): " + "|".join(TRANSFORMS)),
 ) -> None:
-    """Projectivize and deprojectivize a treebank, and count what comes back.
+    """Transform a treebank and back, and count what comes back.
 
-    Experiment 1 of Nivre & Nilsson (2005): projectivize, deprojectivize,
-    and count what comes back."""
+    Without --transform, Experiment 1 of Nivre & Nilsson (2005): projectivize
+    with --encoding, deprojectivize. With --transform, Experiment I of Nilsson
+    (2007, Table 4.4): each coordination or verb-group transform and its
+    inverse: structures found, the round trip's attachment scores overall and
+    on the arcs the transform touched, and (--failures N) words that do not
+    come back."""
+    if transforms:
+        _tree_transform_check(path, list(TRANSFORMS) if transforms == ["all"] else transforms, as_json, failures)
+        return
     try:
         res = transform_check(trees_of(path), encoding, keep_failures=failures)
     except USER_ERRORS as e:
@@ -103,6 +115,29 @@ def transform_check_cmd(
         words = " ".join(f"{i}:{lab}>{h}" for i, (h, lab) in enumerate(zip(f["heads"], f["labels"]), 1))
         print(f"word {f['word']}: gold head {f['gold_head']}, restored {f['restored_head']}, "
               f"{f['lifts']} lift(s), label {f['projectivized_label']}\n  {words}")
+
+
+def _tree_transform_check(path: Path, names: List[str], as_json: bool, failures: int) -> None:
+    try:
+        trees = list(trees_of(path))
+        results = [{"file": str(path), **tree_transform_check(trees, name, keep_failures=failures)}
+                   for name in names]
+    except USER_ERRORS as e:
+        fail(str(e))
+    if as_json:
+        print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
+        return
+    msg.table([(r["transform"], r["found"], f"{r['touched_arcs']} ({r['touched_percent']:.2f}%)",
+                f"{r['roundtrip_uas']:.3f}", f"{r['roundtrip_las']:.3f}", f"{r['touched_uas']:.2f}",
+                f"{r['touched_las']:.2f}") for r in results],
+              header=("transform", "found", "touched arcs", "round-trip UAS", "LAS", "touched UAS", "LAS"),
+              divider=True, aligns=("l",) + ("r",) * 6, title=f"{path}: {len(trees)} trees")
+    for r in results:
+        for f in r.get("failures", []):
+            words = " ".join(f"{i}:{lab}>{h}" for i, (h, lab) in enumerate(zip(f["heads"], f["labels"]), 1))
+            print(f"{r['transform']}: word {f['word']}: gold {f['gold'][1]}>{f['gold'][0]}, transformed "
+                  f"{f['transformed'][1]}>{f['transformed'][0]}, restored {f['restored'][1]}>{f['restored'][0]}"
+                  f"\n  {words}")
 
 
 @app.command()

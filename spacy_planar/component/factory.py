@@ -1,5 +1,5 @@
 """The ``planar_parser`` factory: its default config and options."""
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 from spacy.language import Language
 from thinc.api import Config, Model
@@ -48,6 +48,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
         "beam_density": 0.0,
         "beam_merge": False,
         "beam_update": "local",
+        "tree_transforms": [],
         "scorer": DEFAULT_MODEL["scorer"],
     },
     default_score_weights={
@@ -58,7 +59,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
 def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: Configured, single_root: bool,
                        root_label: Optional[str], extra_root_label: str, exploration: float,
                        exploration_nonprojective: Optional[float], exploration_keep_order: bool,
-                       beam_width: int, beam_density: float, beam_merge: bool, beam_update: str, scorer: Optional[Callable]):
+                       beam_width: int, beam_density: float, beam_merge: bool, beam_update: str,
+                       tree_transforms: List[str], scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar, swap, or
     top-down (pseudo-projective; its model needs ``arc_width``).
@@ -98,6 +100,12 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         log-probability of the gold sequence under a softmax over the
         beam's sequences (Zhou et al. 2015; Andor et al. 2016). Cannot be
         combined with exploration.
+    tree_transforms: tree transformations of Nilsson (2007) for UD, applied
+        in this order to the training trees (before the system's
+        pseudo-projective encoding) and inverted on the parser's output
+        (after it), e.g. ["coordination-ms", "verb-group-ms"]; names in
+        ``spacy_planar.transforms.TRANSFORMS``. Their labels never reach
+        Docs, ``labels`` or scores.
 
     docs/decisions.md has the measurements behind each default.
     """
@@ -106,4 +114,4 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
                         exploration_nonprojective=exploration_nonprojective,
                         exploration_keep_order=exploration_keep_order, beam_width=beam_width,
                         beam_density=beam_density, beam_merge=beam_merge,
-                        beam_update=beam_update, scorer=scorer)
+                        beam_update=beam_update, tree_transforms=tree_transforms, scorer=scorer)

@@ -31,6 +31,7 @@ from ..scorer import planar_parser_score
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
 from ..systems.state import INT
+from ..transforms import check_transforms, clean_label, invert_transforms
 from ..trees import are_trees, first_sets, one_root
 from .training import Span, Trainer, beam_loss, loss_towards, units
 
@@ -42,7 +43,8 @@ class PlanarParser(TrainablePipe):
                  single_root: bool = True, root_label: Optional[str] = None, extra_root_label: str = "dep",
                  exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
                  exploration_keep_order: bool = False, beam_width: int = 1, beam_density: float = 0.0,
-                 beam_merge: bool = False, beam_update: str = "local", scorer: Optional[Callable] = planar_parser_score):
+                 beam_merge: bool = False, beam_update: str = "local", tree_transforms: Sequence[str] = (),
+                 scorer: Optional[Callable] = planar_parser_score):
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -58,7 +60,7 @@ class PlanarParser(TrainablePipe):
             raise ValueError(Errors.E065.format(name=name, value=beam_update))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
-        self.cfg = {"labels": [], "root_label": root_label or "root", "single_root": single_root,
+        self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [], "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
@@ -67,7 +69,7 @@ class PlanarParser(TrainablePipe):
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
-        self.trainer = Trainer(self.cfg["root_label"])
+        self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"])
         # called after each parse step as observer(system, states, the actions just
         # applied (-1: none), token offsets naming the units), for diagnostics
         # (``spacy-planar stacks``); None in normal use
@@ -93,7 +95,7 @@ class PlanarParser(TrainablePipe):
     @property
     def labels(self) -> Tuple[str, ...]:
         """The dependency labels, plain (pseudo-projective marks stay inside)."""
-        return tuple(sorted({undecorate(l) for l in self.cfg["labels"]} | {self.cfg["root_label"]}))
+        return tuple(sorted({clean_label(undecorate(l)) for l in self.cfg["labels"]} | {self.cfg["root_label"]}))
 
     @property
     def label_data(self) -> List[str]:
@@ -283,8 +285,11 @@ class PlanarParser(TrainablePipe):
         all_heads: List[int] = []
         all_labels: List[str] = []
         lengths: List[int] = []
+        transforms = self.cfg.get("tree_transforms") or []
         for doc_units in predictions:
             for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
+                if transforms:  # back to UD, the last transform first (after the system's decoding)
+                    heads, labels = invert_transforms(transforms, heads, labels)
                 if self.cfg["single_root"]:
                     heads, labels = one_root(heads, labels, self.cfg["root_label"], self.cfg["extra_root_label"])
                 all_heads.extend(heads)
@@ -348,6 +353,7 @@ class PlanarParser(TrainablePipe):
 
     def _load_cfg(self, cfg: dict) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
+        self.trainer.transforms = list(self.cfg.get("tree_transforms") or [])  # as the model was trained
         self._reset()
 
 

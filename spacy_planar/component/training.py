@@ -22,6 +22,7 @@ from ..driver import BeamRun, batches, beam_train_run, exploration_run, oracle_r
 from ..oracles import make_oracle
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
+from ..transforms import apply_transforms
 from ..trees import is_projective, tree_error
 
 Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
@@ -42,8 +43,9 @@ class Trainer:
     """The training side of one ``PlanarParser``: its oracle cache, and the
     steps a batch of Examples trains on."""
 
-    def __init__(self, root_label: str):
+    def __init__(self, root_label: str, transforms: Sequence[str] = ()):
         self.root_label = root_label
+        self.transforms = list(transforms)  # tree transforms applied to every gold tree (transforms.py)
         self.cache: Dict[int, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.projective: Dict[Tuple[int, ...], bool] = {}
         self.skipped: Counter = Counter()
@@ -57,7 +59,9 @@ class Trainer:
     def gold_trees(self, eg: Example) -> Optional[List[Tuple[Span, Tree]]]:
         """The gold tree of each unit of ``eg.predicted``, or None (counted in
         ``skipped``) where the reference has no parse or the tokens do not
-        align. A head outside the unit makes its word a root."""
+        align. A head outside the unit makes its word a root. The tree
+        transforms are applied here, so that every way of training (and the
+        labels' pass of ``initialize``) sees the transformed trees."""
         x, y = eg.predicted, eg.reference
         if not y.has_annotation("DEP"):
             self.skipped["no gold parse"] += 1
@@ -83,6 +87,8 @@ class Trainer:
             if tree_error(h) is not None:
                 self.skipped["gold tree not well-formed"] += 1
                 return None
+        if self.transforms:
+            out = [(u, apply_transforms(self.transforms, *tree)) for u, tree in out]
         return out
 
     def is_projective(self, heads: Sequence[int]) -> bool:
