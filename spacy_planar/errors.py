@@ -52,8 +52,7 @@ class Errors:
             "the model's arc scorer (arc_width > 0 in spacy-planar.PlanarParserModel.v1), the other systems "
             "have none")
     E064 = "[E064] {name}: the top-down system has no dynamic oracle: exploration must be 0"
-    E065 = ("[E065] {name}: beam_update must be 'local' or 'global', got '{value}'; 'global' trains on the "
-            "static oracle's sentences and cannot be combined with exploration")
+    E065 = "[E065] {name}: beam_update must be 'local' or 'global', got '{value}'"
     E070 = "[E070] unknown transition system '{name}': expected one of {options}"
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
     E072 = "[E072] {system}: a state outlived its bound of transitions"

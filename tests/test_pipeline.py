@@ -344,11 +344,10 @@ def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
         spacy.blank("xx").add_pipe("planar_parser", config={"tree_transforms": ["coordination-xx"]})
 
 
-@pytest.mark.parametrize("config", [{"beam_update": "max"}, {"beam_update": "global", "exploration": 0.5}])
-def test_beam_update_is_checked(config):
+def test_beam_update_is_checked():
     nlp = spacy.blank("xx")
     with pytest.raises(ValueError, match="E065"):
-        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], **config})
+        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "beam_update": "max"})
 
 
 def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, gothic):

@@ -98,8 +98,8 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         ``beam_width`` beside its gold derivation, with early update when
         the gold prefix falls out, and the loss is the negative
         log-probability of the gold sequence under a softmax over the
-        beam's sequences (Zhou et al. 2015; Andor et al. 2016). Cannot be
-        combined with exploration.
+        beam's sequences (Zhou et al. 2015; Andor et al. 2016); with
+        exploration, the per-transition loss is the exploring one.
     tree_transforms: tree transformations of Nilsson (2007) for UD, applied
         in this order to the training trees (before the system's
         pseudo-projective encoding) and inverted on the parser's output

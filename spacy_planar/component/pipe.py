@@ -55,8 +55,7 @@ class PlanarParser(TrainablePipe):
                 raise ValueError(Errors.E061.format(name=name, option=option, value=value))
         if not transition_system.cls.dynamic_oracle and (exploration or exploration_nonprojective):
             raise ValueError(Errors.E064.format(name=name))
-        if beam_update not in ("local", "global") or (beam_update == "global"
-                                                      and (exploration or exploration_nonprojective)):
+        if beam_update not in ("local", "global"):
             raise ValueError(Errors.E065.format(name=name, value=beam_update))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
@@ -181,10 +180,11 @@ class PlanarParser(TrainablePipe):
         and gradient, serves both and the parse (a tok2vec listener only has
         outputs in training mode).
 
-        With ``beam_update`` "global", the static oracle's units are also
-        parsed with a beam of ``beam_width`` beside their gold derivations,
+        With ``beam_update`` "global", every unit is also parsed with a beam
+        of ``beam_width`` beside its gold derivation (the static oracle's),
         and the loss adds the beam's global loss with early update
-        (``driver.beam_train_run``) to the per-transition one."""
+        (``driver.beam_train_run``) to the per-transition one (static or
+        exploring)."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
@@ -222,9 +222,10 @@ class PlanarParser(TrainablePipe):
         scores, bp_states = scorer.begin_update(ids, labs, *more)
         d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
         d_table = bp_states(d_scores)
-        if self.cfg.get("beam_update") == "global" and any(static):
+        if self.cfg.get("beam_update") == "global":
             score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
-            run = self.trainer.beam_run(self.system, score, static, starts, self.cfg["beam_width"])
+            every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
+            run = self.trainer.beam_run(self.system, score, every, starts, self.cfg["beam_width"])
             if len(run.mass):
                 b_scores, bp_beam = scorer.begin_update(*run.inputs)
                 d_table = _add_grads(d_table, bp_beam(beam_loss(self.model.ops, b_scores, run)))
