@@ -24,7 +24,7 @@ sentence.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -76,8 +76,12 @@ class Scores:
     per_long: Dict[Tuple[str, str], list] = field(default_factory=dict)
     # per sentence, in order: (words, heads right, arcs right), for paired tests between systems
     per_sentence: List[Tuple[int, int, int]] = field(default_factory=list)
+    # per named group of gold words (``add``'s ``groups``): [words, heads right, arcs right]
+    per_group: Dict[str, list] = field(default_factory=dict)
 
-    def add(self, gold: Tree, system: Tree) -> None:
+    def add(self, gold: Tree, system: Tree, groups: Optional[Dict[str, Sequence[bool]]] = None) -> None:
+        """One sentence; ``groups``: named masks over its words (e.g. the
+        words whose arcs a tree transform changes), scored apart."""
         gh = np.asarray(gold[0])
         sh = np.asarray(system[0])
         gl = np.asarray(gold[1], dtype=object)
@@ -107,6 +111,12 @@ class Scores:
             c[0] += 1
             c[1] += int(head_ok[d])
             c[2] += int(arc_ok[d])
+        for name, mask in (groups or {}).items():
+            mask = np.asarray(mask, dtype=bool)
+            c = self.per_group.setdefault(name, [0, 0, 0])
+            c[0] += int(mask.sum())
+            c[1] += int((mask & head_ok).sum())
+            c[2] += int((mask & arc_ok).sum())
         for label in set(gl.tolist()) | set(sl.tolist()):
             # [right, gold, system] labeled arcs of this type
             c = self.per_label.setdefault(label, [0, 0, 0])
@@ -142,6 +152,15 @@ class Scores:
         items = sorted(self.per_long.items(), key=lambda kv: (-kv[1][0], kv[0]))
         return {f"{label}, {side}": {"arcs": n, "UAS": _pct(u, n), "LAS": _pct(l, n)}
                 for (label, side), (n, u, l) in items[:top or None]}
+
+    def groups(self) -> Dict[str, Dict[str, float]]:
+        """UAS and LAS over each named group of gold words, and its size."""
+        return {name: {"words": n, "UAS": _pct(u, n), "LAS": _pct(l, n)} for name, (n, u, l) in self.per_group.items()}
+
+    def label_las(self) -> Dict[str, Dict[str, float]]:
+        """Per gold label: its arcs, and the share with head and label right (LAS over them)."""
+        return {label: {"arcs": gold, "LAS": _pct(right, gold)}
+                for label, (right, gold, _) in sorted(self.per_label.items()) if gold}
 
     def per_type(self) -> Dict[str, Dict[str, float]]:
         """Labeled precision / recall / F per label (as spaCy's dep_las_per_type)."""

@@ -210,6 +210,16 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     # then the long arcs' most frequent kinds: at most 8, within the 7+ bin, a UAS for each
     kinds, row = (line.strip("| ").split(" | ")[1:] for line in lengths[2:4])
     assert 0 < len(kinds) == len(row) <= 8 and sum(int(c.replace(",", "")) for c in kinds) <= n_arcs[-1]
+    # by label, and over the words a tree transform touches (Nilsson 2007, Experiment II)
+    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1", "--labels", "conj,cc,xyz",
+                            "--touched", "coordination-ms"])
+    assert r.exit_code == 0, r.output
+    head, _, cells = [line for line in r.output.splitlines() if line][-3:]
+    assert "conj (" in head and "touched by coordination-ms (" in head
+    conj, cc, xyz, ms = cells.strip("| ").split(" | ")[1:]
+    assert 0 <= float(conj) <= 100 and xyz == "-" and len(ms.split(" / ")) == 2
+    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1", "--touched", "nope"])
+    assert r.exit_code == 1 and "E051" in r.output
     # stacks: the stack when each sentence's buffer first empties (swap: the root and the last word at least)
     r = runner.invoke(app, ["stacks", str(out / "model-last"), str(gold), "--json"])
     assert r.exit_code == 0, r.output

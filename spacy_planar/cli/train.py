@@ -5,13 +5,14 @@ import json
 import statistics
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import typer
 
 from ..conllu_io import atomic_output, read_conllu
 from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
+from ..transforms import apply_transforms, check_transforms
 from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline
 from .parse import input_docs, ud_tree
 
@@ -42,9 +43,10 @@ def train(
 
 
 def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1,
-                   beam: Optional[Dict] = None) -> Dict:
+                   beam: Optional[Dict] = None, touched: Sequence[str] = ()) -> Dict:
     """Parse ``gold``'s words with a pipeline (its planar_parser with the
-    ``beam`` settings of ``beam_options``, if given); metrics and parse speed."""
+    ``beam`` settings of ``beam_options``, if given); metrics and parse speed;
+    ``touched``: tree transforms whose touched gold words are scored apart."""
     nlp = load_pipeline(model_dir, beam)
     sents = list(read_conllu(gold))
     best = float("inf")
@@ -56,8 +58,14 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
         best = min(best, time.perf_counter() - start)
     scores = Scores()
     for s, doc in zip(sents, parsed):
-        scores.add((s.heads, s.deprels), ud_tree(doc))
+        groups = {}
+        for name in touched:
+            h, l = apply_transforms([name], s.heads, s.deprels)
+            groups[name] = [(a, b) != (c, d) for a, b, c, d in zip(h, l, s.heads, s.deprels)]
+        scores.add((s.heads, s.deprels), ud_tree(doc), groups)
     res = scores.as_dict()
+    res["groups"] = scores.groups()
+    res["label_las"] = scores.label_las()
     res["by_length"] = scores.by_length()
     res["long_arcs"] = scores.long_arcs()
     res["per_sentence"] = scores.per_sentence
@@ -76,6 +84,23 @@ def length_table(runs: Dict[str, List[Dict]]) -> str:
     for name, rs in runs.items():
         cells = [" / ".join(f"{statistics.mean(x['by_length'][b][k] for x in rs):.1f}" for k in ("UAS", "LAS"))
                  for b in LENGTH_BINS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def group_table(runs: Dict[str, List[Dict]], labels: Sequence[str], touched: Sequence[str]) -> str:
+    """LAS over the gold arcs of each label, and UAS / LAS over the words
+    each transform touches; one row per NAME (the mean of its runs)."""
+    first = next(iter(runs.values()))[0]
+    cols = [f"{l} ({first['label_las'].get(l, {}).get('arcs', 0):,})" for l in labels]
+    cols += [f"touched by {t} ({first['groups'][t]['words']:,}) UAS / LAS" for t in touched]
+    lines = ["LAS over the gold arcs of each label; UAS / LAS over the words a transform touches:", "",
+             "| system | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 1)]
+    for name, rs in runs.items():
+        cells = [f"{statistics.mean(x['label_las'][l]['LAS'] for x in rs):.2f}" if l in first["label_las"] else "-"
+                 for l in labels]
+        cells += [" / ".join(f"{statistics.mean(x['groups'][t][k] for x in rs):.2f}" for k in ("UAS", "LAS"))
+                  for t in touched]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -127,6 +152,9 @@ def compare(
     beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME's pipelines parse with "
                                     "a beam of WIDTH (their planar_parser's beam_width; +merge: beam_merge); repeat for "
                                     "several NAMEs"),
+    labels: str = typer.Option("", "--labels", help="Comma-separated gold labels: a table of LAS over each"),
+    touched: List[str] = typer.Option([], "--touched", help="A tree transform: LAS over the gold words whose arcs "
+                                      "it changes (repeat for several)"),
 ) -> None:
     """Compare trained pipelines on one treebank: a markdown table.
 
@@ -140,8 +168,14 @@ def compare(
     NAME's runs). ``--by-length``: a second
     table, UAS / LAS over the gold arcs of each length (the roots apart), and
     a third, UAS over the long arcs (7+) of the most frequent kinds (gold label
-    and side of the head)."""
+    and side of the head). ``--labels conj,cc``: LAS over the gold arcs of
+    each label; ``--touched T``: UAS / LAS over the gold words whose arcs the
+    tree transform T changes (Nilsson 2007, Experiment II)."""
     runs: Dict[str, List[Dict]] = {}
+    try:
+        check_transforms(touched)
+    except ValueError as e:
+        fail(str(e))
     try:
         beams_of = beam_options(beams)
     except ValueError as e:
@@ -152,7 +186,7 @@ def compare(
             fail(Errors.E081.format(item=item))
         try:
             runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats,
-                                                            beam=beams_of.get(name)))
+                                                            beam=beams_of.get(name), touched=touched))
         except USER_ERRORS as e:
             fail(str(e))
     several = any(len(rs) > 1 for rs in runs.values())
@@ -178,6 +212,8 @@ def compare(
                         if tests else ""))
     if by_length:
         lines += ["", length_table(runs), "", long_arc_table(runs)]
+    if labels or touched:
+        lines += ["", group_table(runs, [x for x in labels.split(",") if x], touched)]
     table = "\n".join(lines) + "\n"
     if output is not None:
         with atomic_output(output) as f:
