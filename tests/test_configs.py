@@ -220,6 +220,13 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     assert 0 <= float(conj) <= 100 and xyz == "-" and len(ms.split(" / ")) == 2
     r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1", "--touched", "nope"])
     assert r.exit_code == 1 and "E051" in r.output
+    # search errors: the wrong trees split into those the model scores below gold and the rest
+    r = runner.invoke(app, ["search-errors", str(out / "model-last"), str(gold), "--beam", "1", "--beam", "4", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    assert [x["beam_width"] for x in rows] == [1, 4]
+    for x in rows:
+        assert x["sentences"] == 21 and x["search_errors"] + x["model_errors"] == x["wrong"] <= 21
     # stacks: the stack when each sentence's buffer first empties (swap: the root and the last word at least)
     r = runner.invoke(app, ["stacks", str(out / "model-last"), str(gold), "--json"])
     assert r.exit_code == 0, r.output
