@@ -378,6 +378,18 @@ def invert_transforms(names: Sequence[str], heads: Sequence[int], labels: Sequen
     return h, [clean_label(x) for x in l]
 
 
+def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Tree:
+    """``invert_transforms`` on a parser's output, which may hold what no
+    transform makes: where the inverse would not leave a tree, the output
+    stays as parsed, its labels cleaned."""
+    from .trees import tree_error
+
+    h, l = invert_transforms(names, heads, labels)
+    if tree_error(h) is not None:
+        return list(heads), [clean_label(x) for x in labels]
+    return h, l
+
+
 def clean_label(label: str) -> str:
     """A label without the transforms' marks."""
     label = label.split(PS_MARK, 1)[0]

@@ -4,13 +4,14 @@ on random UD-like trees, projectivity kept, and Experiment I (Table 4.4) on
 the shared treebanks' training splits."""
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.transforms import (TRANSFORMS, apply_transforms, clean_label, find_coordinations,
-                                     invert_transforms, transform_check)
+                                     invert_transforms, restore, transform_check)
 from spacy_planar.trees import is_projective, tree_error
-from strategies import ud_trees
+from strategies import trees, ud_trees
 
 # "skilled Swedes , Danes and Norwegians played": C1 Swedes (3 conjuncts), separators ", " and "and"
 #            1        2      3  4     5   6           7
@@ -60,6 +61,20 @@ def test_every_transform_round_trips(tree):
         assert invert_transforms([name], h, l) == (heads, labels), name
     names = ["coordination-ms+", "verb-group-ms+cop"]
     assert invert_transforms(names, *apply_transforms(names, heads, labels)) == (heads, labels)
+
+
+OUTPUT_LABELS = ["conj", "conj^", "conj~cc:x", "cc", "punct", "aux", "aux:pass", "cop", "obj", "obj+", "nsubj"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees(max_words=15, max_roots=2), st.data())
+def test_any_parser_output_comes_back_a_tree(heads, data):
+    """A parser may put the transforms' labels anywhere: what the component
+    sets is always a tree, with no mark left."""
+    labels = [data.draw(st.sampled_from(OUTPUT_LABELS)) for _ in heads]
+    for name in TRANSFORMS:
+        h, l = restore([name], heads, labels)
+        assert tree_error(h) is None and all(clean_label(x) == x for x in l), name
 
 
 def test_marks_never_leave():

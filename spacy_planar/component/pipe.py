@@ -31,7 +31,7 @@ from ..scorer import planar_parser_score
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
 from ..systems.state import INT
-from ..transforms import check_transforms, clean_label, invert_transforms
+from ..transforms import check_transforms, clean_label, restore
 from ..trees import are_trees, first_sets, one_root
 from .training import Span, Trainer, beam_loss, loss_towards, units
 
@@ -290,7 +290,7 @@ class PlanarParser(TrainablePipe):
         for doc_units in predictions:
             for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
                 if transforms:  # back to UD, the last transform first (after the system's decoding)
-                    heads, labels = invert_transforms(transforms, heads, labels)
+                    heads, labels = restore(transforms, heads, labels)
                 if self.cfg["single_root"]:
                     heads, labels = one_root(heads, labels, self.cfg["root_label"], self.cfg["extra_root_label"])
                 all_heads.extend(heads)
