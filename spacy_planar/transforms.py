@@ -440,8 +440,9 @@ def transform_check(trees: Iterable[Tuple[Sequence[int], Sequence[str]]], name: 
            "touched_arcs": res["touched"],
            "touched_percent": 100.0 * res["touched"] / words,
            "roundtrip_uas": 100.0 * res["uas"] / words, "roundtrip_las": 100.0 * res["las"] / words,
-           "touched_uas": 100.0 * res["touched_uas"] / touched,
-           "touched_las": 100.0 * res["touched_las"] / touched}
+           # none touched (a treebank without the structure): nothing to score
+           "touched_uas": 100.0 * res["touched_uas"] / touched if res["touched"] else None,
+           "touched_las": 100.0 * res["touched_las"] / touched if res["touched"] else None}
     if keep_failures:
         out["failures"] = failures
     return out

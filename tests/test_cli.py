@@ -51,6 +51,7 @@ def test_tree_transform_check_json(got_train):
     res = runner.invoke(app, ["transform-check", str(got_train), "-t", "all", "--json"])
     rows = json.loads(res.output)
     assert [x["transform"] for x in rows][-1] == "verb-group-ms+cop" and rows[-1]["found"] == 0
+    assert rows[-1]["touched_arcs"] == 0 and rows[-1]["touched_uas"] is None
     res = runner.invoke(app, ["transform-check", str(got_train), "-t", "coordination-xs"])
     assert res.exit_code == 1 and "E051" in res.output
 

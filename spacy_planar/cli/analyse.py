@@ -128,8 +128,9 @@ def _tree_transform_check(path: Path, names: List[str], as_json: bool, failures:
         print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
         return
     msg.table([(r["transform"], r["found"], f"{r['touched_arcs']} ({r['touched_percent']:.2f}%)",
-                f"{r['roundtrip_uas']:.3f}", f"{r['roundtrip_las']:.3f}", f"{r['touched_uas']:.2f}",
-                f"{r['touched_las']:.2f}") for r in results],
+                f"{r['roundtrip_uas']:.3f}", f"{r['roundtrip_las']:.3f}",
+                *(("-", "-") if r["touched_uas"] is None else (f"{r['touched_uas']:.2f}", f"{r['touched_las']:.2f}")))
+               for r in results],
               header=("transform", "found", "touched arcs", "round-trip UAS", "LAS", "touched UAS", "LAS"),
               divider=True, aligns=("l",) + ("r",) * 6, title=f"{path}: {len(trees)} trees")
     for r in results:
