@@ -391,7 +391,7 @@ def _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, vali
     for parent in reversed(nodes_parent):  # children before parents
         start -= len(parent)
         np.add.at(weight, parent, weight[start:start + len(parent)])
-    width = max((v.shape[1] for v in valids), default=0)
+    width = valids[0].shape[1] if valids else 0  # one batch: every step's states are as wide
     if n == 0:
         return BeamRun((), np.zeros((0, width), dtype=bool), np.zeros((0, width)), np.zeros(0), loss,
                        len(finals), early)
@@ -403,13 +403,8 @@ def _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, vali
     weights = np.zeros((len(states), width))
     np.add.at(weights, (local, action[used]), w[used])
     mass = weights.sum(axis=1)
-    valid = np.zeros((sum(len(v) for v in valids), width), dtype=bool)
-    at = 0
-    for v in valids:
-        valid[at:at + len(v), :v.shape[1]] = v
-        at += len(v)
     parts = tuple(np.concatenate(part)[states] for part in zip(*inputs))
-    return BeamRun(parts, valid[states], weights, mass, loss, len(finals), early)
+    return BeamRun(parts, np.concatenate(valids)[states], weights, mass, loss, len(finals), early)
 
 
 def _best_of_each(cand: np.ndarray, going: np.ndarray, finished: np.ndarray, total: np.ndarray,

@@ -17,6 +17,7 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..driver import _log_softmax, batches, oracle_run
+from ..transforms import apply_transforms, restore
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 from .parse import input_docs
 
@@ -50,12 +51,14 @@ def search_errors(model_dir: Path, gold: Path, widths: Sequence[int]) -> List[Di
     sents = [s for s in read_conllu(gold) if s.heads is not None]
     docs = list(nlp.pipe(input_docs(nlp, sents), disable=[name]))
     gold_trees = [(list(s.heads), list(s.deprels)) for s in sents]
-    gold_score = derivation_scores(parser, docs, gold_trees)
+    # scored as the model was trained (its tree transforms applied), compared in UD
+    names = parser.cfg.get("tree_transforms") or []
+    gold_score = derivation_scores(parser, docs, [apply_transforms(names, *g) for g in gold_trees])
     out = []
     for width in widths:
         parser.cfg["beam_width"] = int(width)
         chosen = [units[0][1] for units in parser.predict(docs)]
-        wrong = [i for i, (c, g) in enumerate(zip(chosen, gold_trees)) if (list(c[0]), list(c[1])) != g]
+        wrong = [i for i, (c, g) in enumerate(zip(chosen, gold_trees)) if restore(names, *c) != g]
         chosen_score = derivation_scores(parser, [docs[i] for i in wrong], [chosen[i] for i in wrong])
         search = int((gold_score[wrong] > chosen_score + 1e-9).sum())
         out.append({"beam_width": int(width), "sentences": len(sents), "wrong": len(wrong),

@@ -59,8 +59,8 @@ class PlanarParser(TrainablePipe):
             raise ValueError(Errors.E065.format(name=name, value=beam_update))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
-        self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [], "root_label": root_label or "root", "single_root": single_root,
-                    "extra_root_label": extra_root_label, "exploration": exploration,
+        self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
+                    "root_label": root_label or "root", "single_root": single_root, "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
                     "beam_width": int(beam_width), "beam_density": float(beam_density),
@@ -206,9 +206,9 @@ class PlanarParser(TrainablePipe):
             return losses
         set_dropout_rate(self.model, drop)
         scorer, backprop = self.model.begin_update(docs)
+        score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731  (no gradient: the runs' choices)
         steps = [self.trainer.static_steps(self.system, docs, static, starts)]
         if any(exploring):
-            score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
             steps.append(self.trainer.exploring_steps(self.system, score, exploring, starts,
                                                       self.cfg["exploration_keep_order"]))
         steps = [part for part in steps if part is not None]
@@ -223,7 +223,6 @@ class PlanarParser(TrainablePipe):
         d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
         d_table = bp_states(d_scores)
         if self.cfg.get("beam_update") == "global":
-            score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
             every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
             run = self.trainer.beam_run(self.system, score, every, starts, self.cfg["beam_width"])
             if len(run.mass):

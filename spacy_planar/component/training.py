@@ -171,16 +171,9 @@ class Trainer:
         with the current model (``score``), following its prediction with
         that probability, else the best-scored target action, and every
         state is recorded with its targets (``Oracle.targets``)."""
-        trees, offsets, follow = [], [], []
-        for doc_units, offset in zip(units, starts):
-            for ((start, _), tree), chance in doc_units:
-                trees.append(system.label_tree(system.prepare_tree(*tree)))
-                offsets.append(offset + start)
-                follow.append(chance)
-        st = system.init_states([len(h) for h, _ in trees])
-        oracle = make_oracle(system, st, trees)
-        return exploration_run(system, st, oracle, score, np.asarray(follow), np.asarray(offsets, dtype=INT),
-                               keep_order=keep_order) + ((),)
+        st, oracle, offsets = _gold_batch(system, [[u for u, _ in doc_units] for doc_units in units], starts)
+        follow = np.asarray([chance for doc_units in units for _, chance in doc_units])
+        return exploration_run(system, st, oracle, score, follow, offsets, keep_order=keep_order) + ((),)
 
     # --- the beam's global loss ---------------------------------------------------------
     def beam_run(self, system: TransitionSystem, score, trees: List[List], starts: List[int],
@@ -188,14 +181,21 @@ class Trainer:
         """The units of ``trees`` (per Doc, its units' gold trees) parsed with
         a beam of ``width`` beside their gold derivations, for the global
         loss (``driver.beam_train_run``)."""
-        gold, offsets = [], []
-        for doc_units, offset in zip(trees, starts):
-            for (start, _), tree in doc_units:
-                gold.append(system.label_tree(system.prepare_tree(*tree)))
-                offsets.append(offset + start)
-        st = system.init_states([len(h) for h, _ in gold])
-        oracle = make_oracle(system, st, gold)
-        return beam_train_run(system, st, oracle, score, width, np.asarray(offsets, dtype=INT))
+        st, oracle, offsets = _gold_batch(system, trees, starts)
+        return beam_train_run(system, st, oracle, score, width, offsets)
+
+
+def _gold_batch(system: TransitionSystem, trees: List[List], starts: List[int]):
+    """The initial states, the oracle and the first tokens of the units of
+    ``trees`` (per Doc, its units' (span, gold tree); ``starts``: each Doc's
+    first row in the batch), for the runs that parse them with the model."""
+    gold, offsets = [], []
+    for doc_units, offset in zip(trees, starts):
+        for (start, _), tree in doc_units:
+            gold.append(system.label_tree(system.prepare_tree(*tree)))
+            offsets.append(offset + start)
+    st = system.init_states([len(h) for h, _ in gold])
+    return st, make_oracle(system, st, gold), np.asarray(offsets, dtype=INT)
 
 
 def beam_loss(ops, scores, run: BeamRun):
