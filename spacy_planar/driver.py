@@ -236,14 +236,13 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
         if merge and len(mine) > 1:
             mine = mine[_first_of_each(rows[mine], st.signature()[mine])]
         going = mine[live[mine]]
-        valid = system.valid_actions(st)
-        cand = np.full((len(going), valid.shape[1]), -np.inf)
+        k, a, c = np.zeros(0, dtype=INT), np.zeros(0, dtype=INT), np.zeros(0)
         if len(going):
-            inputs = system.model_inputs(st, offsets)
-            scores = np.asarray(score(*(x[going] for x in inputs)), dtype=np.float64)
-            cand = system.limit_candidates(total[going, None] + _log_softmax(scores, valid[going]))
+            valid = system.valid_actions(st)[going]
+            scores = np.asarray(score(*(x[going] for x in system.model_inputs(st, offsets))))
+            k, a, c = _candidates(system, scores, valid, total[going], width)
         finished = mine[~live[mine]]  # they stay as they are (action -1)
-        r, a, c, sent, lead = _best_of_each(cand, going, finished, total, rows, width)
+        r, a, c, sent, lead = _best_of_each((k, a, c), going, finished, total, rows, width)
         kept = (np.arange(len(sent)) - lead < width) & (c >= c[lead] + log_density)
         beam["total"], beam["rows"] = c[kept], sent[kept]
         return r[kept], a[kept]
@@ -337,7 +336,7 @@ def beam_train_run(system: TransitionSystem, st: States, oracle: Oracle, score: 
         gold_action = np.where(live, oracle.static_actions(st), -1)
         cand = system.limit_candidates(total[going, None] + logp)
         finished = np.flatnonzero(~live)
-        r, a, c, sent, lead = _best_of_each(cand, going, finished, total, rows, width)
+        r, a, c, sent, lead = _best_of_each(_top_of_rows(cand, width), going, finished, total, rows, width)
         kept = np.arange(len(sent)) - lead < width
         on_gold = gold[r] & (a == gold_action[r])
         # the gold successor of each sentence: from its row on the gold path
@@ -407,25 +406,49 @@ def _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, vali
     return BeamRun(parts, np.concatenate(valids)[states], weights, mass, loss, len(finals), early)
 
 
-def _best_of_each(cand: np.ndarray, going: np.ndarray, finished: np.ndarray, total: np.ndarray,
-                  rows: np.ndarray, width: int) -> Tuple[np.ndarray, ...]:
-    """A beam step's candidates, by sentence, best first: (row, action, total
-    score, sentence, the position of the sentence's best) of the ``width``
-    best finite candidates [len(going), actions] of each row ``going`` and
-    of the rows ``finished``, which stay as they are (action -1). Ties: the
-    lower action, then the earlier row, as ``greedy_parse``."""
+def _top_of_rows(cand: np.ndarray, width: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``width`` highest finite entries of each row of ``cand`` [rows,
+    actions] as (row, action, value), each row's in the order of its actions."""
     if cand.shape[1] > width:  # no more than ``width`` candidates of a row can be kept
         top = np.argpartition(-cand, width - 1, axis=1)[:, :width]
         top.sort(axis=1)
     else:
         top = np.broadcast_to(np.arange(cand.shape[1]), cand.shape)
-    k = np.repeat(np.arange(len(going)), top.shape[1])
+    k = np.repeat(np.arange(cand.shape[0]), top.shape[1])
     a = top.reshape(-1)
     c = cand[k, a]
     ok = np.isfinite(c)
-    r = np.concatenate([going[k[ok]], finished])
-    a = np.concatenate([a[ok], np.full(len(finished), -1, dtype=a.dtype)])
-    c = np.concatenate([c[ok], total[finished]])
+    return k[ok], a[ok], c[ok]
+
+
+def _candidates(system: TransitionSystem, scores: np.ndarray, valid: np.ndarray, total: np.ndarray,
+                width: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A beam step's candidates from the states' scores [states, actions]:
+    the ``width`` best valid actions of each state that the system puts
+    forward, as (state, action, total), the total the state's plus the
+    action's log-probability. What ``_top_of_rows(system.limit_candidates(
+    total + _log_softmax(scores, valid)), width)`` gives, with the log-softmax
+    taken only where it is kept: a row's ranking is its scores' ranking, so
+    the candidates are chosen on the masked scores (in the model's precision)
+    and normalized after."""
+    masked = np.where(valid, scores, -np.inf)
+    norm = _log_norm(masked)
+    k, a, s = _top_of_rows(system.limit_candidates(masked), width)
+    return k, a, total[k] + (s.astype(np.float64) - norm[k, 0])
+
+
+def _best_of_each(cand: Tuple[np.ndarray, np.ndarray, np.ndarray], going: np.ndarray, finished: np.ndarray,
+                  total: np.ndarray, rows: np.ndarray, width: int) -> Tuple[np.ndarray, ...]:
+    """A beam step's candidates, by sentence, best first: (row, action, total
+    score, sentence, the position of the sentence's best) of the candidates
+    ``cand`` (position among ``going``, action, total; ``_top_of_rows``) of
+    the rows ``going`` and of the rows ``finished``, which stay as they are
+    (action -1). Ties: the lower action, then the earlier row, as
+    ``greedy_parse``."""
+    k, a, c = cand
+    r = np.concatenate([going[k], finished])
+    a = np.concatenate([a, np.full(len(finished), -1, dtype=a.dtype)])
+    c = np.concatenate([c, total[finished]])
     sent = rows[r]
     order = np.lexsort((r, -c, sent))
     r, a, c, sent = r[order], a[order], c[order], sent[order]
@@ -434,13 +457,19 @@ def _best_of_each(cand: np.ndarray, going: np.ndarray, finished: np.ndarray, tot
     return r, a, c, sent, lead
 
 
-def _log_softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Log of the softmax over each row's valid actions (-inf elsewhere)."""
-    masked = np.where(valid, scores, -np.inf)
+def _log_norm(masked: np.ndarray) -> np.ndarray:
+    """log sum exp of each row [rows, 1] (float64) of scores masked with -inf;
+    the exponentials in the scores' precision, their sum in float64."""
     top = masked.max(axis=1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):
-        return masked - top - np.log(np.exp(masked - top).sum(axis=1, keepdims=True))
+        return top.astype(np.float64) + np.log(np.exp(masked - top).sum(axis=1, keepdims=True, dtype=np.float64))
+
+
+def _log_softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Log of the softmax over each row's valid actions (-inf elsewhere), float64."""
+    masked = np.where(valid, scores, -np.inf)
+    return masked.astype(np.float64) - _log_norm(masked)
 
 
 def _first_of_each(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:

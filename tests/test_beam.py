@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_planar.driver import _log_softmax, beam_parse, greedy_parse
+from spacy_planar.driver import _candidates, _log_softmax, _top_of_rows, beam_parse, greedy_parse
 from spacy_planar.systems import SYSTEMS, make_system
 from spacy_planar.systems.state import INT
+from spacy_planar.systems.top_down import TopDown
 from spacy_planar.trees import tree_error
 
 LABELS = ["a", "b"]
@@ -124,3 +125,23 @@ def test_signature_ignores_arcs_out_of_play():
     (early_a, (late_a, tree_a)), (early_b, (late_b, tree_b)) = (states[0], states[1]), (states[2], states[3])
     assert (late_a == late_b).all() and tree_a != tree_b
     assert not (early_a == early_b).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 8), st.integers(1, 6), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_candidates_are_the_best_of_the_log_softmax(n_states, n_pred, width, seed, top_down):
+    """The parse's candidates, chosen on the masked float32 scores and
+    normalized after, are those of the full log-softmax: the same states,
+    actions and totals (top-down: with its prediction-size limit)."""
+    rng = np.random.default_rng(seed)
+    system = TopDown(["a", "b"], pred_size=2) if top_down else make_system("arc-eager", LABELS)
+    n_actions = len(system.table) + (n_pred if top_down else 0)
+    scores = rng.normal(size=(n_states, n_actions)).astype("float32")
+    valid = rng.random((n_states, n_actions)) < 0.6
+    valid[np.arange(n_states), rng.integers(0, n_actions, n_states)] = True
+    total = rng.normal(size=n_states) * 10
+    k, a, c = _candidates(system, scores, valid, total, width)
+    k0, a0, c0 = _top_of_rows(system.limit_candidates(total[:, None] + _log_softmax(scores, valid)), width)
+    assert k.tolist() == k0.tolist() and a.tolist() == a0.tolist()
+    assert np.allclose(c, c0, rtol=0, atol=1e-6)
+    assert (c <= total[k] + 1e-9).all()
