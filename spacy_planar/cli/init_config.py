@@ -12,7 +12,8 @@ from ..errors import Errors
 from ._app import USER_ERRORS, app, fail, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
-SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_small")
+SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_small",
+                  "spacy_beam_parser")
 
 
 def _sections(text: str) -> List[Tuple[str, List[str]]]:
