@@ -53,6 +53,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
+from .trees import tree_error
+
 Tree = Tuple[List[int], List[str]]
 
 SHARED_MARK = "+"  # r+: a dependent of the whole coordination (τ_c+)
@@ -382,8 +384,6 @@ def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -
     """``invert_transforms`` on a parser's output, which may hold what no
     transform makes: where the inverse would not leave a tree, the output
     stays as parsed, its labels cleaned."""
-    from .trees import tree_error
-
     h, l = invert_transforms(names, heads, labels)
     if tree_error(h) is not None:
         return list(heads), [clean_label(x) for x in labels]

@@ -14,6 +14,8 @@ from ._app import USER_ERRORS, app, fail, msg
 PARTS = Path(__file__).resolve().parents[1] / "configs"
 SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_small",
                   "spacy_beam_parser")
+# a system whose partial only changes another's: that one is merged first
+BUILDS_ON = {"spacy_beam_parser": "spacy_parser"}
 
 
 def _sections(text: str) -> List[Tuple[str, List[str]]]:
@@ -63,7 +65,8 @@ def _with_taggers(line: str, base: Path) -> str:
 def merged_config(system: str, base: Optional[Path] = None, tagging: bool = False) -> str:
     """The text of the training config of ``system`` (one of
     ``SYSTEM_CONFIGS``): ``base`` (default: the package's base.cfg) with the
-    system's partial config merged in (``_merge``); with ``tagging``, also
+    system's partial config merged in (``_merge``; after the partial it
+    builds on, ``BUILDS_ON``); with ``tagging``, also
     the taggers' partial (tagging.cfg: a morphologizer and a tagger sharing
     the tok2vec), which go after the tok2vec in the pipeline. Variables are
     left as they are."""
@@ -71,16 +74,19 @@ def merged_config(system: str, base: Optional[Path] = None, tagging: bool = Fals
         raise ValueError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
     base_path = PARTS / "base.cfg" if base is None else Path(base)
     check_input(base_path)
-    sections = _merge(_sections(base_path.read_text(encoding="utf-8")), f"{system}.cfg")
+    parts = [f"{name}.cfg" for name in (BUILDS_ON.get(system), system) if name]
     if tagging:
-        sections = _merge(sections, "tagging.cfg")
+        parts.append("tagging.cfg")
+    sections = _sections(base_path.read_text(encoding="utf-8"))
+    for part in parts:
+        sections = _merge(sections, part)
+    if tagging:
         nlp = [h for h, _ in sections].index("[nlp]")
         sections[nlp] = ("[nlp]", [_with_taggers(line, base_path) if line.split("=")[0].strip() == "pipeline" else line
                                    for line in sections[nlp][1]])
     text = "\n".join(line for header, lines in sections for line in [header, *lines])
     name = f"{system} --tagging" if tagging else system
-    parts = f"{system}.cfg and tagging.cfg" if tagging else f"{system}.cfg"
-    return f"# spacy-planar init-config {name}: base.cfg merged with {parts}\n{text.rstrip()}\n"
+    return f"# spacy-planar init-config {name}: base.cfg merged with {' and '.join(parts)}\n{text.rstrip()}\n"
 
 
 @app.command("init-config")

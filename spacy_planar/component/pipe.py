@@ -60,7 +60,8 @@ class PlanarParser(TrainablePipe):
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
         self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
-                    "root_label": root_label or "root", "single_root": single_root, "extra_root_label": extra_root_label, "exploration": exploration,
+                    "root_label": root_label or "root", "single_root": single_root,
+                    "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
                     "beam_width": int(beam_width), "beam_density": float(beam_density),
