@@ -29,7 +29,7 @@ from typing import Dict, IO, Iterable, Iterator, List, Optional, Sequence, Tuple
 import conllu
 
 from .docs import OUTSIDE, span_tree, ud_labels
-from .errors import ConlluError, Errors
+from .errors import ConlluError, Errors, UserError
 from .trees import tree_error
 
 USER_DATA_KEY = "conllu"
@@ -311,7 +311,7 @@ def sentences_to_doc(vocab, sents: Sequence[Sentence]):
     stored = []
     annotated = {s.heads is not None for s in sents}
     if len(annotated) > 1:
-        raise ValueError(Errors.E021)
+        raise UserError(Errors.E021)
     for sent in sents:
         offset = len(words)
         inside = set()
@@ -444,7 +444,7 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
         if parsed:
             heads, labels = span_tree(doc, start, end)
             if OUTSIDE in heads:
-                raise ValueError(Errors.E020.format(doc=doc_index, token=start + heads.index(OUTSIDE)))
+                raise UserError(Errors.E020.format(doc=doc_index, token=start + heads.index(OUTSIDE)))
             labels = ud_labels(heads, labels)
         out.extend(empty.get(0, []))
         for i, token in enumerate(tokens):

@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import Errors
+from .errors import Errors, unexpected
 from .oracles import Oracle, make_oracle
 from .systems.base import TransitionSystem, Tree
 from .systems.state import INT, States
@@ -68,7 +68,10 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
             st, rows, offsets, dead, done = st.select(parents), rows[parents], offsets[parents], dead[parents], done[parents]
             bound = bound[parents] if bound is not None else None
             oracle = oracle.select(parents) if oracle is not None else None
-        dead |= (actions < 0) & ~done
+        stuck = (actions < 0) & ~done & ~dead
+        if stuck.any():  # a system always has a valid move
+            unexpected(Errors.E092.format(system=system.name, count=int(stuck.sum()), states=st.B))
+            dead |= stuck
         system.apply(st, actions)
         if observer is not None:
             observer(system, st, np.where(done, -1, actions), offsets)
@@ -91,10 +94,11 @@ class OracleRun:
 
 
 def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: bool = False,
-               keep_trees: bool = True) -> OracleRun:
+               keep_trees: bool = True, finish: bool = False) -> OracleRun:
     """Run the static oracle over a batch of prepared gold trees (raises
-    RuntimeError if it chooses an invalid move or a state outlives its bound)."""
-    st = system.init_states([len(h) for h, _ in trees])
+    RuntimeError if it chooses an invalid move or a state outlives its bound;
+    ``finish``: under the single-root rule)."""
+    st = system.init_states([len(h) for h, _ in trees], finish=finish)
     oracle = make_oracle(system, st, [system.label_tree(t) for t in trees])
     run = OracleRun()
     names = system.move_names
@@ -259,8 +263,9 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
         recorded[rows[new]] = True
 
     drive(system, st, choose, offsets=offsets, compact_below=0.0, observer=observe)
-    lost = [k for k, tree in enumerate(trees) if tree is None]  # never expected: a beam always has a move
-    if lost:
+    lost = [k for k, tree in enumerate(trees) if tree is None]
+    if lost:  # a beam always has a move
+        unexpected(Errors.E093.format(system=system.name, count=len(lost), sentences=B))
         lost_tags = [tags[k] for k in lost] if tags is not None else None
         for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish,
                                               tags=lost_tags)):
@@ -379,8 +384,11 @@ def _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, vali
     n = sum(len(p) for p in nodes_parent)
     weight = np.zeros(n + 1)  # the last slot: the initial state (-1)
     loss = 0.0
+    missing = sum(not is_gold.any() for _, _, is_gold in finals)
+    if missing:  # the gold sequence is always among them
+        unexpected(Errors.E094.format(system="beam training", count=missing))
     for nodes, totals, is_gold in finals:
-        if not is_gold.any():  # never expected: the gold sequence is always among them
+        if not is_gold.any():
             continue
         p = np.exp(totals - totals.max())
         p /= p.sum()

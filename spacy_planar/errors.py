@@ -1,4 +1,8 @@
-"""Error messages with codes, in one place (as spaCy's ``errors.py``)."""
+"""Error messages with codes, in one place (as spaCy's ``errors.py``), and
+what happens when something that is never expected happens anyway
+(``unexpected``)."""
+import os
+import warnings
 
 
 class Errors:
@@ -59,9 +63,42 @@ class Errors:
     E073 = "[E073] {system} oracle chose an invalid move {move} in sentence {row} of the batch"
     E074 = "[E074] {system}: a non-final state has no valid action"
     E075 = "[E075] no oracle for the transition system {system}"
+    # never expected (``unexpected``): an error in tests and with SPACY_PLANAR_DEBUG=1, else a warning
+    E090 = ("[E090] {name}: {count} of {units} parsed sentences had more than one root; the extra roots were "
+            "attached to the root of the largest tree with '{label}'")
+    E091 = ("[E091] {name}: {count} of {units} parsed sentences were not trees; each was replaced by a flat tree "
+            "(its first word the root, the others attached to it with '{label}')")
+    E092 = "[E092] {system}: {count} of {states} states had no valid action before they were final"
+    E093 = "[E093] {system}: {count} of {sentences} sentences fell out of the beam; parsed greedily instead"
+    E094 = "[E094] {system}: {count} sentences' gold sequences were missing from their beams; left out of the loss"
 
 
-class ConlluError(ValueError):
+class UserError(ValueError):
+    """A value given by the user (an option, a config setting, a file's content) that cannot be used."""
+
+
+class UnexpectedError(RuntimeError):
+    """Something that the code rules out happened (an internal error, not bad input)."""
+
+
+class UnexpectedWarning(UserWarning):
+    """Something that the code rules out happened; the output was kept valid."""
+
+
+def debugging() -> bool:
+    """Whether what is never expected raises (``SPACY_PLANAR_DEBUG=1``; the tests set it)."""
+    return os.environ.get("SPACY_PLANAR_DEBUG", "") not in ("", "0")
+
+
+def unexpected(message: str) -> None:
+    """Report what is never expected: raise ``UnexpectedError`` when
+    debugging, else warn once (the caller counts, so one warning per batch)."""
+    if debugging():
+        raise UnexpectedError(message)
+    warnings.warn(message, UnexpectedWarning, stacklevel=2)
+
+
+class ConlluError(UserError):
     """Bad CoNLL-U input: names the file, the line and the reason."""
 
     def __init__(self, path: str, line: int, reason: str):

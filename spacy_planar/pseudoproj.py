@@ -30,7 +30,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .errors import Errors
+from .errors import Errors, UserError
 from .trees import nonprojective_arcs
 
 LIFT_MARK = "\u2191"  # ↑: this arc was lifted (LL)
@@ -40,7 +40,7 @@ ENCODINGS = ("baseline", "head", "path", "head+path")
 
 def check_encoding(encoding: str) -> str:
     if encoding not in ENCODINGS:
-        raise ValueError(Errors.E050.format(name=encoding, options=", ".join(ENCODINGS)))
+        raise UserError(Errors.E050.format(name=encoding, options=", ".join(ENCODINGS)))
     return encoding
 
 

@@ -355,11 +355,11 @@ TRANSFORMS["verb-group-ms+cop"] = (lambda h, l: verb_groups_to_ms(h, l, cop=True
 
 
 def check_transforms(names: Sequence[str]) -> List[str]:
-    from .errors import Errors
+    from .errors import Errors, UserError
 
     for name in names:
         if name not in TRANSFORMS:
-            raise ValueError(Errors.E051.format(name=name, options=", ".join(TRANSFORMS)))
+            raise UserError(Errors.E051.format(name=name, options=", ".join(TRANSFORMS)))
     return list(names)
 
 

@@ -3,6 +3,9 @@ from pathlib import Path
 
 import pytest
 
+# what is never expected raises in the tests (spacy_planar.errors.unexpected), CLI subprocesses included
+os.environ.setdefault("SPACY_PLANAR_DEBUG", "1")
+
 DATA = Path(os.environ.get("SPACY_PLANAR_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"))
 
 

@@ -155,6 +155,11 @@ def constrain_moves(st, valid):
             # one word at most leaves the stacks headless while β is not empty
             if (s0 != b0) if unshifted else (out > 0 and not _on_inactive(st, b, s0)):
                 valid[b, REDUCE] = False
+        if (unshifted and s0 >= 0 and st.heads[b, s0] >= 0 and st.comp[b, s0] != st.comp[b, b0]
+                and st.n[b] - st.n_arcs[b] >= 2):
+            below = st.stack[b, a, :st.sp[b, a] - 1].tolist()
+            if all(st.comp[b, w] == st.comp[b, b0] for w in below):  # the last word that could head b0
+                valid[b, REDUCE] = False
         if st.stack.shape[1] == 2:
             top = _top(st, b, 1 - a)
             valid[b, SWITCH] &= (top >= 0 and top == b0) if unshifted else (bp > 0 or top >= 0)

@@ -166,6 +166,35 @@ def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, n
         assert sum(1 for h in heads if h == 0) == states.roots_out[b] + sum(1 for w in on_stacks if heads[w - 1] == 0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(["arc-eager", "swap", "top-down"]))
+def test_single_root_is_a_rule_of_the_moves(lengths, seed, name):
+    """Under ``finish`` (the component's single_root), arc-eager (UNSHIFT),
+    swap (the root's arc last) and top-down (by construction) end every
+    random walk over valid moves in a tree with exactly one root, labelled
+    with the root label, within the bound and never stuck."""
+    system = make_system(name, ["a", "b"])
+    states, steps = random_run(system, lengths, np.random.default_rng(seed), finish=True)
+    assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
+    for heads, labels in system.output_trees(states):
+        assert tree_error(heads) is None
+        assert PROMISE[name](heads)
+        assert [labels[w] for w, h in enumerate(heads) if h == 0] == ["root"]
+
+
+@pytest.mark.parametrize("name,kw", VARIANTS[:1] + VARIANTS[3:])
+def test_static_oracle_is_valid_under_single_root(name, kw):
+    """The single-root rule never forbids a move of the static oracle on a
+    gold tree with one root: under ``finish`` it derives the same trees."""
+    trees = gold_trees("got_proiel", every=7)
+    system = system_for_trees(name, trees, **kw)
+    prepared = [system.prepare_tree(h, l) for h, l in trees]
+    free = oracle_run(system, prepared)
+    bound = oracle_run(system, prepared, finish=True)
+    assert bound.trees == free.trees and bound.moves == free.moves
+
+
 @pytest.mark.parametrize("name", ["planar", "2-planar"])
 def test_tree_constraint_reduces_roots(name):
     system = make_system(name, ["a", "b"])

@@ -12,11 +12,13 @@ from wasabi import Printer
 from ..conllu_io import SkipReport, read_conllu
 
 from .. import __version__
-from ..errors import ConlluError, Errors
+from ..errors import ConlluError, Errors, UserError
 
 # what a command reports as one line and exit 1: bad input (file, line,
-# reason), a file that is missing or a directory, a value out of range
-USER_ERRORS = (ConlluError, OSError, ValueError)
+# reason: ConlluError is a UserError), a file that is missing, unreadable or
+# a directory, a value out of range; every other exception is an internal
+# error, which ``main`` reports with its traceback and exit 2
+USER_ERRORS = (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 msg = Printer()
 app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=True,
@@ -58,7 +60,7 @@ def beam_options(items: Sequence[str]) -> Dict[str, Dict]:
         name, _, spec = item.partition("=")
         width, plus, merge = spec.partition("+")
         if not width.isdigit() or int(width) < 1 or (plus and merge != "merge"):
-            raise ValueError(Errors.E087.format(item=item))
+            raise UserError(Errors.E087.format(item=item))
         out[name] = {"beam_width": int(width), "beam_merge": bool(plus)}
     return out
 
@@ -75,5 +77,5 @@ def load_pipeline(path: Path, beam: Optional[Dict] = None):
     components = load_config(Path(path) / "config.cfg")["components"]
     ours = [name for name, cfg in components.items() if cfg.get("factory") == "planar_parser"]
     if not ours:
-        raise ValueError(Errors.E082.format(model=path, pipes=", ".join(components)))
+        raise UserError(Errors.E082.format(model=path, pipes=", ".join(components)))
     return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})

@@ -9,7 +9,7 @@ from typing import Iterator, Tuple
 import typer
 
 from ..conllu_io import read_conllu
-from ..errors import Errors
+from ..errors import Errors, UserError
 from ..metrics import LENGTH_BINS, Scores
 from ._app import USER_ERRORS, app, fail, msg
 
@@ -24,15 +24,15 @@ def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
         if g is None or s is None:
             n_g = n - 1 + (g is not None) + sum(1 for _ in g_sents)
             n_s = n - 1 + (s is not None) + sum(1 for _ in s_sents)
-            raise ValueError(Errors.E040.format(gold=gold, n_gold=n_g, system=system, n_system=n_s))
+            raise UserError(Errors.E040.format(gold=gold, n_gold=n_g, system=system, n_system=n_s))
         if g.forms != s.forms:
             i = next((i for i, (a, b) in enumerate(zip(g.forms, s.forms)) if a != b), min(len(g), len(s)))
             reason = (f"{len(g)} words in gold, {len(s)} in system" if len(g) != len(s)
                       else f"word {i + 1} is '{g.forms[i]}' in gold, '{s.forms[i]}' in system")
-            raise ValueError(Errors.E041.format(sent=n, gold_line=g.line, system_line=s.line, reason=reason))
+            raise UserError(Errors.E041.format(sent=n, gold_line=g.line, system_line=s.line, reason=reason))
         for sent, path in ((g, gold), (s, system)):
             if sent.heads is None:
-                raise ValueError(Errors.E042.format(path=path, line=sent.line, sent=n))
+                raise UserError(Errors.E042.format(path=path, line=sent.line, sent=n))
         yield (g.heads, g.deprels), (s.heads, s.deprels)
 
 

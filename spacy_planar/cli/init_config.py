@@ -8,7 +8,7 @@ from typing import List, Optional, Tuple
 import typer
 
 from ..conllu_io import atomic_output, check_input
-from ..errors import Errors
+from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
@@ -57,7 +57,7 @@ def _with_taggers(line: str, base: Path) -> str:
     tagger right after the tok2vec (E086 where there is no tok2vec)."""
     pipeline = json.loads(line.split("=", 1)[1])
     if "tok2vec" not in pipeline:
-        raise ValueError(Errors.E086.format(base=base, pipeline=pipeline))
+        raise UserError(Errors.E086.format(base=base, pipeline=pipeline))
     at = pipeline.index("tok2vec") + 1
     return "pipeline = " + json.dumps(pipeline[:at] + ["morphologizer", "tagger"] + pipeline[at:], separators=(",", ":"))
 
@@ -71,7 +71,7 @@ def merged_config(system: str, base: Optional[Path] = None, tagging: bool = Fals
     the tok2vec), which go after the tok2vec in the pipeline. Variables are
     left as they are."""
     if system not in SYSTEM_CONFIGS:
-        raise ValueError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
+        raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
     base_path = PARTS / "base.cfg" if base is None else Path(base)
     check_input(base_path)
     parts = [f"{name}.cfg" for name in (BUILDS_ON.get(system), system) if name]

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from ..conllu_io import atomic_output, read_conllu, sentences_to_doc
-from ..errors import Errors
+from ..errors import Errors, UserError
 from ..render import html_page, sentence_svgs
 from ._app import USER_ERRORS, app, fail, msg
 from .parse import is_conllu
@@ -20,16 +20,16 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> Li
 
     if is_conllu(Path(source)):
         if text is not None:
-            raise ValueError(Errors.E085.format(source=source))
+            raise UserError(Errors.E085.format(source=source))
         vocab = spacy.blank("xx").vocab
         sents = [s for s in read_conllu(source) if s.heads is not None]
         if sentence is not None:
             if not 1 <= sentence <= len(sents):
-                raise ValueError(Errors.E084.format(source=source, sentence=sentence, n=len(sents)))
+                raise UserError(Errors.E084.format(source=source, sentence=sentence, n=len(sents)))
             sents = [sents[sentence - 1]]
         return [sentences_to_doc(vocab, [s]) for s in sents]
     if text is None:
-        raise ValueError(Errors.E085.format(source=source))
+        raise UserError(Errors.E085.format(source=source))
     return [spacy.load(source)(text)]
 
 

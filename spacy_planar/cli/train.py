@@ -174,11 +174,11 @@ def compare(
     runs: Dict[str, List[Dict]] = {}
     try:
         check_transforms(touched)
-    except ValueError as e:
+    except USER_ERRORS as e:
         fail(str(e))
     try:
         beams_of = beam_options(beams)
-    except ValueError as e:
+    except USER_ERRORS as e:
         fail(str(e))
     for item in models:
         name, _, path = item.partition("=")

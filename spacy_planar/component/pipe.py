@@ -25,7 +25,7 @@ from thinc.api import Model, set_dropout_rate
 from .. import model as _model  # noqa: F401  (registers the architecture)
 from ..docs import set_trees
 from ..driver import batches, beam_parse, greedy_parse
-from ..errors import Errors
+from ..errors import Errors, UserError, unexpected
 from ..pseudoproj import undecorate
 from ..scorer import planar_parser_score
 from ..systems import TransitionSystem, Tree
@@ -52,13 +52,13 @@ class PlanarParser(TrainablePipe):
         self.scorer = scorer
         for option, value in (("exploration", exploration), ("exploration_nonprojective", exploration_nonprojective)):
             if value is not None and not 0.0 <= value <= 1.0:
-                raise ValueError(Errors.E061.format(name=name, option=option, value=value))
+                raise UserError(Errors.E061.format(name=name, option=option, value=value))
         if not transition_system.cls.dynamic_oracle and (exploration or exploration_nonprojective):
-            raise ValueError(Errors.E064.format(name=name))
+            raise UserError(Errors.E064.format(name=name))
         if beam_update not in ("local", "global"):
-            raise ValueError(Errors.E065.format(name=name, value=beam_update))
+            raise UserError(Errors.E065.format(name=name, value=beam_update))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
-            raise ValueError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
+            raise UserError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
         self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
                     "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
@@ -69,7 +69,7 @@ class PlanarParser(TrainablePipe):
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
-        self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"])
+        self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
         # called after each parse step as observer(system, states, the actions just
         # applied (-1: none), token offsets naming the units), for diagnostics
         # (``spacy-planar stacks``); None in normal use
@@ -121,16 +121,16 @@ class PlanarParser(TrainablePipe):
         upper = self.model.get_ref("upper")
         n_scored = system.n_scored
         if upper.has_param("W") and upper.get_dim("nO") != n_scored:
-            raise ValueError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"), n_system=n_scored))
+            raise UserError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"), n_system=n_scored))
         if (n_scored > len(system.table)) != self.model.has_ref("arcs"):  # weighted prediction: top-down only
-            raise ValueError(Errors.E063.format(name=self.name, system=system.name))
+            raise UserError(Errors.E063.format(name=self.name, system=system.name))
         self.model.set_dim("nO", n_scored, force=True)
         upper.set_dim("nO", n_scored, force=True)
         if self.model.has_ref("parts"):  # labels scored apart: the parts of each action
             parts = self.model.get_ref("parts")
             names, matrix = system.table.factors()
             if parts.has_param("W") and parts.get_dim("nO") != len(names):
-                raise ValueError(Errors.E060.format(name=self.name, n_model=parts.get_dim("nO"),
+                raise UserError(Errors.E060.format(name=self.name, n_model=parts.get_dim("nO"),
                                                     n_system=len(names)))
             parts.set_dim("nO", len(names), force=True)
             parts.attrs["parts"] = matrix
@@ -281,28 +281,42 @@ class PlanarParser(TrainablePipe):
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (the units of a Doc tile it),
-        checked as trees all at once, then written Doc by Doc."""
+        checked as trees all at once, then written Doc by Doc. With
+        ``single_root`` the systems build one root per unit by their moves;
+        a unit with more (never expected) is counted and reported
+        (``errors.unexpected``), and its extra roots attached by ``one_root``
+        so that the Doc stays valid."""
         docs = list(docs)
         all_heads: List[int] = []
         all_labels: List[str] = []
         lengths: List[int] = []
         transforms = self.cfg.get("tree_transforms") or []
+        several = 0
         for doc_units in predictions:
             for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
                 if transforms:  # back to UD, the last transform first (after the system's decoding)
                     heads, labels = restore(transforms, heads, labels)
-                if self.cfg["single_root"]:
+                if self.cfg["single_root"] and sum(1 for h in heads if h == 0) > 1:
+                    several += 1
                     heads, labels = one_root(heads, labels, self.cfg["root_label"], self.cfg["extra_root_label"])
                 all_heads.extend(heads)
                 all_labels.extend(labels)
                 lengths.append(len(heads))
         if not lengths:
             return
+        if several:
+            unexpected(Errors.E090.format(name=self.name, count=several, units=len(lengths),
+                                          label=self.cfg["extra_root_label"]))
         heads = np.asarray(all_heads, dtype=np.int64)
         bounds = np.cumsum([0] + lengths)
-        for u in np.flatnonzero(~are_trees(heads, lengths)):  # never expected; keep the Doc valid
-            heads[bounds[u]:bounds[u + 1]] = 0
-            all_labels[bounds[u]:bounds[u + 1]] = [self.cfg["root_label"]] * int(lengths[u])
+        broken = np.flatnonzero(~are_trees(heads, lengths))
+        if len(broken):
+            unexpected(Errors.E091.format(name=self.name, count=len(broken), units=len(lengths),
+                                          label=self.cfg["extra_root_label"]))
+        for u in broken:
+            a, b = bounds[u], bounds[u + 1]
+            heads[a:b] = [0] + [1] * int(b - a - 1)
+            all_labels[a:b] = [self.cfg["root_label"]] + [self.cfg["extra_root_label"]] * int(b - a - 1)
         set_trees(docs, heads, [undecorate(label) for label in all_labels], lengths)
 
     # --- serialization -------------------------------------------------------------

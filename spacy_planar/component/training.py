@@ -43,8 +43,9 @@ class Trainer:
     """The training side of one ``PlanarParser``: its oracle cache, and the
     steps a batch of Examples trains on."""
 
-    def __init__(self, root_label: str, transforms: Sequence[str] = ()):
+    def __init__(self, root_label: str, transforms: Sequence[str] = (), single_root: bool = True):
         self.root_label = root_label
+        self.single_root = single_root  # the runs that parse with the model do it under the rule
         self.transforms = list(transforms)  # tree transforms applied to every gold tree (transforms.py)
         self.cache: Dict[int, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.projective: Dict[Tuple[int, ...], bool] = {}
@@ -171,7 +172,8 @@ class Trainer:
         with the current model (``score``), following its prediction with
         that probability, else the best-scored target action, and every
         state is recorded with its targets (``Oracle.targets``)."""
-        st, oracle, offsets = _gold_batch(system, [[u for u, _ in doc_units] for doc_units in units], starts)
+        st, oracle, offsets = _gold_batch(system, [[u for u, _ in doc_units] for doc_units in units], starts,
+                                          self.single_root)
         follow = np.asarray([chance for doc_units in units for _, chance in doc_units])
         return exploration_run(system, st, oracle, score, follow, offsets, keep_order=keep_order) + ((),)
 
@@ -181,20 +183,21 @@ class Trainer:
         """The units of ``trees`` (per Doc, its units' gold trees) parsed with
         a beam of ``width`` beside their gold derivations, for the global
         loss (``driver.beam_train_run``)."""
-        st, oracle, offsets = _gold_batch(system, trees, starts)
+        st, oracle, offsets = _gold_batch(system, trees, starts, self.single_root)
         return beam_train_run(system, st, oracle, score, width, offsets)
 
 
-def _gold_batch(system: TransitionSystem, trees: List[List], starts: List[int]):
-    """The initial states, the oracle and the first tokens of the units of
-    ``trees`` (per Doc, its units' (span, gold tree); ``starts``: each Doc's
-    first row in the batch), for the runs that parse them with the model."""
+def _gold_batch(system: TransitionSystem, trees: List[List], starts: List[int], finish: bool):
+    """The initial states (``finish``: under the single-root rule), the
+    oracle and the first tokens of the units of ``trees`` (per Doc, its
+    units' (span, gold tree); ``starts``: each Doc's first row in the batch),
+    for the runs that parse them with the model."""
     gold, offsets = [], []
     for doc_units, offset in zip(trees, starts):
         for (start, _), tree in doc_units:
             gold.append(system.label_tree(system.prepare_tree(*tree)))
             offsets.append(offset + start)
-    st = system.init_states([len(h) for h, _ in gold])
+    st = system.init_states([len(h) for h, _ in gold], finish=finish)
     return st, make_oracle(system, st, gold), np.asarray(offsets, dtype=INT)
 
 

@@ -54,6 +54,8 @@ class ArcEagerOracle(Oracle):
         x = np.arange(st.T)[None, :]
         in_sigma = st.in_stack(st.active)
         in_beta = (x >= b0[:, None]) & (b0[:, None] > 0) & (x <= st.n[:, None])
+        if st.finish:  # an unshifted b0 is alone in β (the tree constraint)
+            in_beta &= ~self.system.unshifted_front(st)[:, None] | (x == b0[:, None])
         headless = st.heads < 0
         g = self.heads
         g_s0, g_b0 = st.at(g, s0), st.at(g, b0)

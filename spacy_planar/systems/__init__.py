@@ -2,7 +2,7 @@
 core (``state.py``); their oracles are in ``oracles/``."""
 from typing import Sequence
 
-from ..errors import Errors
+from ..errors import Errors, UserError
 from .arc_eager import ArcEager
 from .base import TransitionSystem, Tree
 from .planar import Planar
@@ -19,7 +19,7 @@ def make_system(name: str, labels: Sequence[str], root_label: str = "root", **op
     top-down) with its options (arc-eager and top-down: ``encoding``; swap:
     ``oracle``)."""
     if name not in SYSTEMS:
-        raise ValueError(Errors.E070.format(name=name, options=", ".join(SYSTEMS)))
+        raise UserError(Errors.E070.format(name=name, options=", ".join(SYSTEMS)))
     return SYSTEMS[name](labels, root_label, **options)
 
 

@@ -50,13 +50,14 @@ def planar_moves(const int64_t[::1] idx, const int64_t[::1] moves, const int64_t
 def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp,
                     const int64_t[::1] active, const int64_t[:, ::1] buf, const int64_t[::1] bp,
                     const int64_t[:, :, ::1] info, const unsigned char[:, ::1] unshifted,
-                    const int64_t[::1] roots_out):
+                    const int64_t[::1] roots_out, const int64_t[:, ::1] comp, const int64_t[::1] n,
+                    const int64_t[::1] n_arcs):
     """Clear the moves of valid [B, 6] that the tree constraint forbids (the
     rules are in ``Planar``'s docstring): only rows near the end of β or
     with a word gone headless are concerned."""
-    cdef Py_ssize_t b, B = valid.shape[0], two = stack.shape[1] == 2
+    cdef Py_ssize_t b, k, B = valid.shape[0], two = stack.shape[1] == 2
     cdef int64_t a, s0, b0, top
-    cdef bint uns, ok
+    cdef bint uns, ok, last
     for b in range(B):
         if bp[b] > 1 and roots_out[b] == 0:
             continue
@@ -72,6 +73,16 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
             else:
                 ok = roots_out[b] == 0 or _on_inactive(stack, sp, active, b, s0)
             if not ok:
+                valid[b, REDUCE] = 0
+        # an unshifted b0 that needs a head (another root is left) may not pass
+        # over the last word of the active stack that could give it one
+        if uns and s0 >= 0 and info[b, s0, HEAD] >= 0 and comp[b, s0] != comp[b, b0] and n[b] - n_arcs[b] >= 2:
+            last = True
+            for k in range(sp[b, a] - 1):
+                if comp[b, stack[b, a, k]] != comp[b, b0]:
+                    last = False
+                    break
+            if last:
                 valid[b, REDUCE] = 0
         if two:  # SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top
             top = _top(stack, sp, b, 1 - a)

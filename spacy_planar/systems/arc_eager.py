@@ -12,6 +12,24 @@ Terminal: β = []. At most 2n transitions (each word is shifted or
 right-attached once, and reduced or left-attached at most once). Every
 reachable graph is a projective forest.
 
+Single root (``States.finish``, the component's ``single_root``): the tree
+constraint of Nivre & Fernández-González (2014), as spaCy's parser has it.
+Words leave the stack only with a head, so the headless words are on the
+stack; when β is empty and two or more are left,
+
+    UNSHIFT      (σ|i, [], A) ⇒ (σ, [i], A)     i headless (automatic)
+
+puts s0 back into β, where the model attaches it with the usual moves
+(RIGHT-ARC from the word below, which pushes it with its head; LEFT-ARC
+taking that word as its dependent; REDUCE passing over words that have a
+head). An unshifted b0 leaves β with a head (RIGHT-ARC), or headless by
+SHIFT only onto an empty stack (it is then the one root). Terminal: β = []
+and one headless word left. No move can build a second root, and there is
+always a valid move: RIGHT-ARC joins s0 and an unshifted b0 without a cycle
+(no word below b0 on the stack descends from it). Each word is unshifted at
+most once: at most 4n transitions. The static oracle never unshifts (a gold
+tree has one root), so it is unchanged.
+
 Its oracles (static, and the exact dynamic oracle of Goldberg & Nivre 2012)
 are in ``oracles/arc_eager.py``. Parser output is decoded by ``deprojectivize``.
 """
@@ -20,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import PseudoProjective
-from .state import LEFT, REDUCE, RIGHT, SHIFT, States
+from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, States
 
 
 class ArcEager(PseudoProjective):
@@ -29,7 +47,7 @@ class ArcEager(PseudoProjective):
 
     @staticmethod
     def max_steps(n: int) -> int:
-        return 2 * n
+        return 4 * n  # 2n without the tree constraint
 
     def valid_moves(self, st: States) -> np.ndarray:
         s0, b0 = st.s(0), st.b(0)
@@ -40,7 +58,42 @@ class ArcEager(PseudoProjective):
         valid[:, REDUCE] = has_s & s0_headed
         valid[:, LEFT] = has_s & has_b & ~s0_headed
         valid[:, RIGHT] = has_s & has_b
+        if st.finish:  # an unshifted b0 is shifted headless only onto an empty stack
+            valid[:, SHIFT] &= ~(has_s & self.unshifted_front(st))
         return valid
+
+    @staticmethod
+    def unshifted_front(st: States) -> np.ndarray:
+        """[B] whether b0 is a word put back by UNSHIFT."""
+        b0 = st.b(0)
+        return (b0 >= 0) & st.unshifted[st.rows, np.maximum(b0, 0)]
+
+    def terminal(self, st: States) -> np.ndarray:
+        done = st.bp == 0
+        if st.finish:  # and one headless word left
+            done &= st.n - st.n_arcs <= 1
+        return done
+
+    def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
+        """The moves, then (``finish``) the automatic UNSHIFT of the rows
+        whose β is empty with two headless words or more left."""
+        super().apply_moves(st, idx, moves, labels)
+        if st.finish:
+            self.unshift(st, idx)
+
+    @staticmethod
+    def unshift(st: States, idx: np.ndarray) -> None:
+        """UNSHIFT on the rows ``idx`` where β is empty, s0 is headless and
+        another headless word is left."""
+        idx = idx[(st.bp[idx] == 0) & (st.n[idx] - st.n_arcs[idx] >= 2)]
+        if not len(idx):
+            return
+        top = st.top(idx, np.zeros(len(idx), dtype=INT))
+        idx = idx[(top >= 0) & (st.heads[idx, np.maximum(top, 0)] < 0)]
+        if len(idx):
+            word = st.pop(idx, np.zeros(len(idx), dtype=INT))
+            st.push_buffer(idx, word)
+            st.unshifted[idx, word] = True
 
     def transitions(self):
         return {SHIFT: self.shift, REDUCE: self.reduce, LEFT: self.left_arc, RIGHT: self.right_arc}

@@ -29,7 +29,8 @@ allow); when β is empty
 is applied automatically (there is nothing to choose). The unshifted wi is
 then attached with the usual moves (RIGHT-ARC from a word below it, or it
 takes s0 as its dependent by LEFT-ARC, REDUCE passing over words that have a
-head) and leaves β as soon as it has a head; SHIFT removes it headless only
+head, but not over the last word of the active stack outside wi's tree while
+another root is left) and leaves β as soon as it has a head; SHIFT removes it headless only
 when its stack is empty (and, in 2-planar, it cannot SWITCH). Two words of a
 stack with none left between them on it can be linked without crossing a link
 of that stack's plane, so the output stays planar (2-planar). Terminal: β = []
@@ -93,7 +94,7 @@ class Planar(TransitionSystem):
     @staticmethod
     def _tree_constraint(st: States, valid: np.ndarray) -> None:
         _planar.constrain_moves(valid.view(np.uint8), st.stack, st.sp, st.active, st.buf, st.bp, st.info,
-                                 st.unshifted.view(np.uint8), st.roots_out)
+                                 st.unshifted.view(np.uint8), st.roots_out, st.comp, st.n, st.n_arcs)
 
     def terminal(self, st: States) -> np.ndarray:
         done = st.bp == 0

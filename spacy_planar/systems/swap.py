@@ -10,7 +10,13 @@ to the buffer, reordering the input online.
     SHIFT        (σ, [i|β], A)     ⇒ ([σ|i], β, A)
     SWAP         ([σ|i, j], β, A)  ⇒ ([σ|j], [i|β], A)               only if 0 < i < j
 
-Terminal: Σ = [0], B = []. Any tree (non-projective too) is reachable. Bound:
+Terminal: Σ = [0], B = []. Any tree (non-projective too) is reachable.
+
+Single root (``States.finish``, the component's ``single_root``; as
+Parsito's ``single_root``): RIGHT-ARC from the artificial root is valid only
+when nothing else can still attach, Σ = [0, j] and B = []; the arc from 0
+always carries the root label. There is always a valid move (SHIFT while B
+is not empty, then arcs between words while Σ holds three or more). Bound:
 a pair of words is swapped at most once (i < j before, j before i after), so
 at most n(n - 1)/2 SWAPs, each followed by one more SHIFT: at most
 2n + n(n - 1) = n² + n transitions.
@@ -24,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import Errors
+from ..errors import Errors, UserError
 from .base import TransitionSystem
 from .state import LEFT, RIGHT, SHIFT, SWAP, States
 
@@ -39,7 +45,7 @@ SWAP_ORACLES = ("eager", "lazy")
 def check_oracle(oracle: str) -> str:
     """``oracle`` if it names one of swap's oracles, else a ValueError."""
     if oracle not in SWAP_ORACLES:
-        raise ValueError(Errors.E071.format(oracle=oracle))
+        raise UserError(Errors.E071.format(oracle=oracle))
     return oracle
 
 
@@ -68,6 +74,8 @@ class Swap(TransitionSystem):
         valid[:, SHIFT] = b0 >= 0
         valid[:, LEFT] = s1 >= 1
         valid[:, RIGHT] = s1 >= 0
+        if st.finish:  # the root's one arc comes last
+            valid[:, RIGHT] &= (s1 >= 1) | ((st.bp == 0) & (st.sp[:, 0] == 2))
         valid[:, SWAP] = (s1 >= 1) & (s1 < s0)
         return valid
 
@@ -84,10 +92,10 @@ class Swap(TransitionSystem):
         st.add_arcs(rows, j, st.pop(rows, stack), labels)
         st.push(rows, stack, j)
 
-    @staticmethod
-    def right_arc(st: States, rows, labels, stack) -> None:
+    def right_arc(self, st: States, rows, labels, stack) -> None:
         j = st.pop(rows, stack)
-        st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], j, labels)
+        head = st.stack[rows, stack, st.sp[rows, stack] - 1]
+        st.add_arcs(rows, head, j, np.where(head == 0, self.root_id, labels))
 
     @staticmethod
     def swap(st: States, rows, labels, stack) -> None:
