@@ -28,7 +28,7 @@ from typing import Dict, IO, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import conllu
 
-from .docs import OUTSIDE, span_tree, ud_labels
+from .doc_trees import OUTSIDE, span_tree, ud_labels
 from .errors import ConlluError, Errors, UserError
 from .trees import tree_error
 

@@ -38,6 +38,7 @@ class Errors:
     E084 = "[E084] {source}: no sentence {sentence} (it has {n} annotated)"
     E085 = "[E085] {source}: a pipeline draws the parse of --text; a CoNLL-U file (.conllu) takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
+    E088 = "[E088] {path}: not a config file: {reason}"
     E087 = "[E087] expected NAME=WIDTH or NAME=WIDTH+merge with a width of at least 1, got '{item}'"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
@@ -66,6 +67,9 @@ class Errors:
     # never expected (``unexpected``): an error in tests and with SPACY_PLANAR_DEBUG=1, else a warning
     E090 = ("[E090] {name}: {count} of {units} parsed sentences had more than one root; the extra roots were "
             "attached to the root of the largest tree with '{label}'")
+    W090 = ("[W090] {name}: the {system} system's tree constraint left {count} of {units} parsed sentences with "
+            "more than one root (it cannot promise one); the extra roots were attached to the root of the "
+            "largest tree with '{label}'")
     E091 = ("[E091] {name}: {count} of {units} parsed sentences were not trees; each was replaced by a flat tree "
             "(its first word the root, the others attached to it with '{label}')")
     E092 = "[E092] {system}: {count} of {states} states had no valid action before they were final"
@@ -88,6 +92,10 @@ class UnexpectedWarning(UserWarning):
 def debugging() -> bool:
     """Whether what is never expected raises (``SPACY_PLANAR_DEBUG=1``; the tests set it)."""
     return os.environ.get("SPACY_PLANAR_DEBUG", "") not in ("", "0")
+
+
+class RepairWarning(UserWarning):
+    """The parser's output was repaired where its system cannot promise what the option asks."""
 
 
 def unexpected(message: str) -> None:

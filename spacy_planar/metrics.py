@@ -28,9 +28,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .trees import nonprojective_arcs
-
-Tree = Tuple[Sequence[int], Sequence[str]]
+from .trees import Tree, nonprojective_arcs
 
 # bins of gold arc lengths |head - dependent|; a root's arc has none
 LENGTH_BINS = ("root", "1", "2", "3-6", "7+")

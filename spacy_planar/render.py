@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .docs import span_tree, ud_labels
+from .doc_trees import span_tree, ud_labels
 from .trees import nonprojective_arcs, plane_assignment
 
 WORD_GAP = 110  # horizontal distance between words

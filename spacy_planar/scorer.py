@@ -10,7 +10,7 @@ from spacy.scorer import Scorer
 from spacy.training import Example
 from spacy.util import registry
 
-from .docs import span_tree
+from .doc_trees import span_tree
 from .metrics import Scores
 
 

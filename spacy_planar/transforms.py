@@ -53,9 +53,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
-from .trees import tree_error
-
-Tree = Tuple[List[int], List[str]]
+from .trees import Tree, tree_error
 
 SHARED_MARK = "+"  # r+: a dependent of the whole coordination (τ_c+)
 NEST_MARK = "^"  # conj^: the second conjunct of a coordination nested in a conjunct (MS, CS)

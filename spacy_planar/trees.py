@@ -26,6 +26,9 @@ import numpy as np
 
 from .errors import Errors
 
+# a tree of one sentence: (heads, labels) over its words 1..n, HEAD 0 for the root (CoNLL-U's numbering)
+Tree = Tuple[Sequence[int], Sequence[str]]
+
 Heads = Sequence[int]
 
 

@@ -71,3 +71,31 @@ def test_oracle_json_top_down_as_arc_eager(got_train, encoding):
     assert (td["reproduced"], td["not_covered"]) == (ae["reproduced"], ae["not_covered"])
     t = td["transitions"]
     assert t["PRED"] == t["SCAN"] == t["COMP-LEFT"] + t["COMP-RIGHT"] == 35024
+
+
+def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys):
+    """Bad input: one line naming the file, line and reason, exit 1. An
+    internal error (here a function the command calls breaks): its
+    traceback and exit 2, not one line that blames the input."""
+    from spacy_planar import cli
+    from spacy_planar.cli import analyse
+
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tx\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["spacy-planar", "stats", str(bad)])
+    with pytest.raises(SystemExit) as e:
+        cli.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and f"{bad}:1: [E002]" in err and "Traceback" not in err
+
+    def broken(*args, **kwargs):
+        raise ValueError("an internal error, not the user's")
+
+    monkeypatch.setattr(analyse, "stats_of", broken)
+    good = tmp_path / "good.conllu"
+    good.write_text("1\tx\t_\tX\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["spacy-planar", "stats", str(good)])
+    with pytest.raises(SystemExit) as e:
+        cli.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "Traceback" in err and "an internal error, not the user's" in err

@@ -283,23 +283,32 @@ def test_spacy_init_labels(small_corpus, tmp_path):
     assert not any("\u2191" in l or "\u2193" in l for l in labels)  # decorated labels stay inside
 
 
-def test_project_passes_two_planars_settings_as_in_its_config():
-    """project.yml trains 2-planar with its exploration settings as variables
-    (another setting for treebanks with few non-projective trees:
-    docs/results.md); their defaults must be configs/two_planar.cfg's
-    values, and the project's 2-planar training must use them."""
+def test_project_takes_every_setting_from_the_configs():
+    """project.yml trains the shipped configs as they are: its commands
+    override paths, epochs, the language and the device, no component's
+    setting (the configs, from the factory's defaults, are the one source)."""
     import srsly
-    from thinc.api import Config
     root = Path(__file__).resolve().parents[1]
     project = srsly.read_yaml(root / "project.yml")
-    parser = Config().from_disk(root / "configs" / "two_planar.cfg", interpolate=False)["components"]["planar_parser"]
-    settings = {"two_planar_exploration": parser["exploration"],
-                "two_planar_exploration_nonprojective": parser["exploration_nonprojective"],
-                "two_planar_keep_order": parser.get("exploration_keep_order", False)}
-    assert {name: project["vars"][name] for name in settings} == settings
-    lines = [line for command in project["commands"] for line in command.get("script", [])
-             if "train configs/two_planar.cfg" in line]
-    assert len(lines) == 1
+    lines = [line for command in project["commands"] for line in command.get("script", []) if " train " in line]
+    assert len(lines) >= 5
     for line in lines:
-        for name in settings:
-            assert f"${{vars.{name}}}" in line
+        assert "--components." not in line and "configs/" in line
+
+
+def test_add_pipe_is_the_shipped_default_system():
+    """``nlp.add_pipe("planar_parser")`` is configs/two_planar.cfg's parser:
+    every setting and the model's, the tok2vec apart (its own there, base.cfg's
+    encoder; a listener of the shared one in the config)."""
+    from thinc.api import Config
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser")
+    added = nlp.config["components"]["planar_parser"]
+    shipped = Config().from_disk(next(c for c in CONFIGS if c.stem == "two_planar"), interpolate=False)
+    parser = shipped["components"]["planar_parser"]
+    own, listener = added["model"].pop("tok2vec"), parser["model"].pop("tok2vec")
+    assert added == parser
+    assert listener["@architectures"] == "spacy.Tok2VecListener.v1"
+    base = shipped["components"]["tok2vec"]["model"]
+    assert base["embed"]["width"] == "${components.tok2vec.model.encode.width}"
+    assert own == {**base, "embed": {**base["embed"], "width": base["encode"]["width"]}}

@@ -12,7 +12,7 @@ from wasabi import Printer
 from ..conllu_io import SkipReport, read_conllu
 
 from .. import __version__
-from ..errors import ConlluError, Errors, UserError
+from ..errors import Errors, UserError
 
 # what a command reports as one line and exit 1: bad input (file, line,
 # reason: ConlluError is a UserError), a file that is missing, unreadable or

@@ -10,7 +10,7 @@ import typer
 
 from ..conllu_io import (Sentence, atomic_output, check_input, doc_to_conllu, read_conllu, sentences_to_doc,
                          write_conllu)
-from ..docs import set_trees, span_tree, ud_labels
+from ..doc_trees import set_trees, span_tree, ud_labels
 from ..errors import ConlluError, Errors
 from ._app import USER_ERRORS, app, fail, msg
 

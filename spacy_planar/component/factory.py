@@ -7,21 +7,34 @@ from thinc.api import Config, Model
 from ..systems.registry import Configured
 from .pipe import PlanarParser
 
+# The recommended parser, in this one place: 2-planar at the widths and exploration of the shipped
+# configs (whose partials, spacy_planar/configs/*.cfg, say only what differs), over a tok2vec of its
+# own that is base.cfg's (the shipped configs listen to a shared one instead).
 DEFAULT_CONFIG = """
 [model]
 @architectures = "spacy-planar.PlanarParserModel.v1"
-hidden_width = 64
-maxout_pieces = 2
+hidden_width = 128
+maxout_pieces = 3
+labels_apart = false
+arc_width = 0
+nO = null
 
 [model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
+@architectures = "spacy.Tok2Vec.v2"
+
+[model.tok2vec.embed]
+@architectures = "spacy.MultiHashEmbed.v2"
+width = 96
+attrs = ["NORM","PREFIX","SUFFIX","SHAPE"]
+rows = [5000,1000,2500,2500]
+include_static_vectors = false
+
+[model.tok2vec.encode]
+@architectures = "spacy.MaxoutWindowEncoder.v2"
 width = 96
 depth = 4
-embed_size = 2000
 window_size = 1
 maxout_pieces = 3
-subword_features = true
 
 [transition_system]
 @transition_systems = "spacy-planar.two_planar.v1"
@@ -41,8 +54,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
         "single_root": True,
         "root_label": None,
         "extra_root_label": "dep",
-        "exploration": 0.0,
-        "exploration_nonprojective": None,
+        "exploration": 0.5,
+        "exploration_nonprojective": 0.0,
         "exploration_keep_order": False,
         "beam_width": 1,
         "beam_density": 0.0,

@@ -9,6 +9,7 @@ batched core, each transition scoring every live state at once; the trees
 are decoded (arc-eager: ``deprojectivize``) and written to ``Token.head`` /
 ``Token.dep_``, which also sets the sentence boundaries (one per root).
 """
+import warnings
 from collections import Counter
 from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -16,6 +17,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import srsly
 from spacy import util
+from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
@@ -23,11 +25,11 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
 from .. import model as _model  # noqa: F401  (registers the architecture)
-from ..docs import set_trees
+from ..model.parser_model import one_blas_thread
+from ..doc_trees import set_trees
 from ..driver import batches, beam_parse, greedy_parse
-from ..errors import Errors, UserError, unexpected
+from ..errors import Errors, RepairWarning, UserError, unexpected
 from ..pseudoproj import undecorate
-from ..scorer import planar_parser_score
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
 from ..systems.state import INT
@@ -39,12 +41,13 @@ from .training import Span, Trainer, beam_loss, loss_towards, units
 class PlanarParser(TrainablePipe):
     """Non-projective transition-based dependency parser."""
 
-    def __init__(self, vocab, model: Model, name: str = "planar_parser", *, transition_system: Configured,
-                 single_root: bool = True, root_label: Optional[str] = None, extra_root_label: str = "dep",
-                 exploration: float = 0.0, exploration_nonprojective: Optional[float] = None,
-                 exploration_keep_order: bool = False, beam_width: int = 1, beam_density: float = 0.0,
-                 beam_merge: bool = False, beam_update: str = "local", tree_transforms: Sequence[str] = (),
-                 scorer: Optional[Callable] = planar_parser_score):
+    def __init__(self, vocab, model: Model, name: str, *, transition_system: Configured, single_root: bool,
+                 root_label: Optional[str], extra_root_label: str, exploration: float,
+                 exploration_nonprojective: Optional[float], exploration_keep_order: bool, beam_width: int,
+                 beam_density: float, beam_merge: bool, beam_update: str, tree_transforms: Sequence[str],
+                 scorer: Optional[Callable]):
+        """Built by the factory (``factory.py``), whose default config holds
+        every default; the options are documented there."""
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -79,12 +82,11 @@ class PlanarParser(TrainablePipe):
     @property
     def system(self) -> TransitionSystem:
         if self._system is None:
-            self._system = self.make_system(self.cfg["labels"], self.cfg["root_label"])
-            if self.cfg.get("features"):  # the templates the model was trained with
-                self._system.features = tuple(self.cfg["features"])
-                self._system.label_features = tuple(self.cfg.get("label_features", ()))
-            if self.cfg.get("first") and hasattr(self._system, "use_first"):
-                self._system.use_first(self.cfg["first"])
+            # with the templates the model was trained with, and top-down's FIRST sets
+            learned = {"features": self.cfg.get("features"), "label_features": self.cfg.get("label_features")}
+            if self.make_system.cls.reads_tags:
+                learned["first"] = self.cfg.get("first")
+            self._system = self.make_system(self.cfg["labels"], self.cfg["root_label"], **learned)
         return self._system
 
     def _reset(self) -> None:
@@ -151,7 +153,7 @@ class PlanarParser(TrainablePipe):
         found = set(labels or [])
         # top-down's FIRST lookahead (Hayashi et al. 2012, section 5.4): from the trees the system
         # derives and the reference UPOS, where every reference has POS
-        tagged: Optional[List] = [] if hasattr(probe, "use_first") else None
+        tagged: Optional[List] = [] if probe.reads_tags else None
         for eg in get_examples():
             if tagged is not None and not eg.reference.has_annotation("POS"):
                 tagged = None
@@ -161,7 +163,7 @@ class PlanarParser(TrainablePipe):
                 if tagged is not None and len(eg.predicted) == len(eg.reference):
                     tagged.append((heads, [t.pos_ for t in eg.reference[start:end]]))
         self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
-        if hasattr(probe, "use_first"):
+        if probe.reads_tags:
             first = first_sets(tagged) if tagged else {}
             self.cfg["first"] = {t: sorted(ts) for t, ts in first.items()} or None
         self.cfg["features"] = list(probe.features)
@@ -255,11 +257,43 @@ class PlanarParser(TrainablePipe):
             return out
         system = self.system
         scorer = self.model.predict(docs)
+        space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
+        if space.any():  # the parse reads the other words only; whitespace is attached after it
+            scorer = scorer.restricted(np.flatnonzero(~space))
         score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
-        doc_start = np.cumsum([0] + [len(d) for d in docs])
+        with one_blas_thread():
+            if not space.any():
+                self._parse_batches(system, score, docs, found, out)
+                return out
+            doc_start = np.cumsum([0] + [len(d) for d in docs])
+            compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
+            words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
+            parsed: List[List] = [[] for _ in docs]
+            units_read, tokens = [], {}
+            for (k, s, e), w in zip(found, words):
+                if len(w):
+                    row = int(compact[doc_start[k] + s + w[0]])
+                    units_read.append((k, row, row + len(w)))
+                    tokens[k, row] = s + w
+            self._parse_batches(system, score, docs, units_read, parsed, starts=np.zeros(len(docs), dtype=INT),
+                                tokens=tokens)
+            trees = iter(tree for doc_trees in parsed for _, tree in doc_trees)
+            for (k, s, e), w in zip(found, words):
+                out[k].append(((s, e), with_whitespace(next(trees) if len(w) else ([], []), w, e - s,
+                                                       self.cfg["extra_root_label"], self.cfg["root_label"])))
+        return out
+
+    def _parse_batches(self, system: TransitionSystem, score: Callable, docs: List[Doc], found: List,
+                       out: List, starts: Optional[np.ndarray] = None, tokens: Optional[Dict] = None) -> None:
+        """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
+        of similar length, their trees into ``out`` (one list per Doc); the
+        scorer's rows of a Doc's tokens begin at ``starts`` (default: the
+        Docs' tokens one after another). With ``tokens`` the units are rows
+        of the scorer, ``tokens[Doc, start]`` naming their tokens in the Doc."""
+        doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
         width = self.cfg["beam_width"]
         # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
-        use_tags = getattr(system, "first", None) is not None
+        use_tags = system.reads_tags and system.first is not None
         has_pos = [use_tags and doc.has_annotation("POS") for doc in docs]
         # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
         for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):
@@ -268,7 +302,8 @@ class PlanarParser(TrainablePipe):
             offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
             tags = None
             if use_tags:  # "" where a Doc has no POS: restricts nothing
-                tags = [[t.pos_ for t in docs[k][s:e]] if has_pos[k] else [""] * (e - s) for k, s, e in group]
+                tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
+                        if has_pos[k] else [""] * (e - s) for k, s, e in group]
             if width > 1:
                 trees = beam_parse(system, score, lengths, offsets, width, density=self.cfg["beam_density"],
                                    merge=self.cfg["beam_merge"], finish=self.cfg["single_root"], tags=tags)
@@ -277,7 +312,6 @@ class PlanarParser(TrainablePipe):
                                      observer=self.observer, tags=tags)
             for (k, s, e), tree in zip(group, trees):
                 out[k].append(((s, e), tree))
-        return out
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (the units of a Doc tile it),
@@ -304,9 +338,12 @@ class PlanarParser(TrainablePipe):
                 lengths.append(len(heads))
         if not lengths:
             return
-        if several:
+        if several and self.system.one_root_by_moves:
             unexpected(Errors.E090.format(name=self.name, count=several, units=len(lengths),
                                           label=self.cfg["extra_root_label"]))
+        elif several:
+            warnings.warn(Errors.W090.format(name=self.name, system=self.system.name, count=several,
+                                             units=len(lengths), label=self.cfg["extra_root_label"]), RepairWarning)
         heads = np.asarray(all_heads, dtype=np.int64)
         bounds = np.cumsum([0] + lengths)
         broken = np.flatnonzero(~are_trees(heads, lengths))
@@ -370,6 +407,30 @@ class PlanarParser(TrainablePipe):
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
         self.trainer.transforms = list(self.cfg.get("tree_transforms") or [])  # as the model was trained
         self._reset()
+
+
+def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_label: str) -> Tree:
+    """A unit's tree over all its ``n`` tokens from the parse of its
+    ``words`` (their positions, 0-based): every other token (whitespace) is
+    attached to the word before it, or the first word after it at the
+    start, with ``label``, never scored (spaCy's parser does the same); a
+    unit of whitespace only: its first token the root, the others under it."""
+    heads, labels = tree
+    if len(words) == n:
+        return heads, labels
+    if not len(words):
+        return [0] + [1] * (n - 1), [root_label] + [label] * (n - 1)
+    position = np.asarray(words) + 1  # 1-based
+    out_heads = [0] * n
+    out_labels = [label] * n
+    for j, (h, l) in enumerate(zip(heads, labels)):
+        out_heads[position[j] - 1] = int(position[h - 1]) if h > 0 else 0
+        out_labels[position[j] - 1] = l
+    before = np.searchsorted(position, np.arange(1, n + 1), side="left") - 1  # the word before each token
+    for i in set(range(1, n + 1)) - set(position.tolist()):
+        b = before[i - 1]
+        out_heads[i - 1] = int(position[b]) if b >= 0 else int(position[0])
+    return out_heads, out_labels
 
 
 def _add_grads(a, b):

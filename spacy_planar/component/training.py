@@ -17,7 +17,7 @@ from spacy.attrs import ORTH
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from ..docs import span_tree
+from ..doc_trees import span_tree
 from ..driver import BeamRun, batches, beam_train_run, exploration_run, oracle_run
 from ..oracles import make_oracle
 from ..systems import TransitionSystem, Tree

@@ -29,6 +29,8 @@ def hidden(const float[:, ::1] table, Py_ssize_t n_slots, const float[::1] bias,
     out = np.empty((R, nH), dtype=np.float32)
     cdef float[:, ::1] o = out
     cdef float* acc = <float*>malloc(width * sizeof(float))
+    if acc == NULL:
+        raise MemoryError()
     cdef Py_ssize_t r, f, i, h, p
     cdef int64_t t
     cdef const float* row

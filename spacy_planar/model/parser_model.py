@@ -28,8 +28,8 @@ from . import _hidden
 @registry.architectures("spacy-planar.PlanarParserModel.v1")
 def build_planar_parser_model(
     tok2vec: Model[List[Doc], List[Floats2d]],
-    hidden_width: int = 64,
-    maxout_pieces: int = 2,
+    hidden_width: int,
+    maxout_pieces: int,
     labels_apart: bool = False,
     arc_width: int = 0,
     nO: Optional[int] = None,
@@ -202,6 +202,22 @@ def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple["StateScorer
     return StateScorer(model, table, arc_tables), bp_table
 
 
+_BLAS = None
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS runs on one thread: the parse loop's
+    products are small (states x hidden by hidden x actions), and BLAS's
+    thread per core costs more to start and fights other processes than it
+    saves (docs/decisions.md, 2026-11-25); spaCy's parser stays on one
+    thread too. No effect where numpy has no BLAS threads (or on a GPU)."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 class StateScorer:
     """Scores the actions of parser states over one batch of Docs: the
     feature table of the batch's tokens and the parameters, fetched once.
@@ -236,6 +252,21 @@ class StateScorer:
             pred, _ = pred_scores(self.model.ops, self.arc_tables, arcs, hidden)
             scores = numpy.concatenate([scores[:, :-1], scores[:, -1:] + pred], axis=1)
         return scores
+
+    def restricted(self, rows) -> "StateScorer":
+        """The scorer over the tokens ``rows`` only, renumbered 0.. in that
+        order (the parse loop reads the words that are not whitespace)."""
+        xp = self.model.ops.xp
+        rows = xp.asarray(rows)
+        out = object.__new__(StateScorer)
+        out.__dict__.update(self.__dict__)
+        out.table = xp.concatenate([self.table[rows], self.table[-1:]], axis=0)
+        if self.arc_tables is not None:
+            out.arc_tables = dict(self.arc_tables)
+            for name in ("H", "S"):  # their last row: the root's / no sibling's vector
+                out.arc_tables[name] = xp.concatenate([self.arc_tables[name][rows], self.arc_tables[name][-1:]], axis=0)
+            out.arc_tables["C"] = self.arc_tables["C"][rows]
+        return out
 
     def begin_update(self, ids: Ints2d, lab_ids: Ints2d, arcs: Optional[Ints2d] = None
                      ) -> Tuple[Floats2d, Callable]:

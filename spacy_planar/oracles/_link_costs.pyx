@@ -34,7 +34,8 @@ cdef bint _closes_cycle(int64_t h, int64_t d, Py_ssize_t b, const int64_t[:, ::1
 
 
 cdef inline bint _conflict(bint p1, int64_t a1, bint p2, int64_t a2):
-    """Two crossing pending links whose left ends sit on the same single stack."""
+    """Two crossing pending links whose left ends sit on the same single
+    stack (``Link.stacks`` 1 or 2: one stack's bit alone)."""
     return p1 and p2 and a1 == a2 and (a1 == 1 or a1 == 2)
 
 
@@ -50,9 +51,10 @@ cdef struct Row:
 
 
 cdef struct Link:
-    # one of two crossing gold links: its dependent, ends, whether pending,
-    # and where its left end sits (bit A / bit O: on those stacks; 3: in β)
-    int64_t dep, left, right, where
+    # one of two crossing gold links: its dependent, ends, whether pending, and
+    # ``stacks``: the set of stacks its left end is on, or will be on, as bits
+    # (1 << A, 1 << O); a left end in β will be on both (SHIFT pushes onto both)
+    int64_t dep, left, right, stacks
     bint in_beta, pending
 
 
@@ -146,7 +148,10 @@ cdef Link _link(Row* r, const int64_t[:, ::1] gold, int64_t dep):
     link.right = max(g, dep)
     link.in_beta = r.has_b and link.left >= r.b0
     link.pending = r.pending[dep]
-    link.where = 3 if link.in_beta else r.on_a[link.left] * (1 << r.A) + r.on_o[link.left] * (1 << r.O)
+    if link.in_beta:
+        link.stacks = (1 << r.A) | (1 << r.O)
+    else:
+        link.stacks = r.on_a[link.left] * (1 << r.A) + r.on_o[link.left] * (1 << r.O)
     return link
 
 
@@ -159,8 +164,8 @@ cdef Link _after(Row* r, Link link, int64_t move):
         out.pending = link.pending and not (link.right == r.b0 and not link.in_beta)
     elif move == REDUCE:
         if link.left == r.s0 and not link.in_beta:
-            out.where = link.where & ~(1 << r.A)
-        out.pending = link.pending and out.where > 0
+            out.stacks = link.stacks & ~(1 << r.A)
+        out.pending = link.pending and out.stacks > 0
     else:
         out.pending = link.pending and not (r.both and link.dep == (r.s0 if move == LEFT else r.b0))
     return out
@@ -180,12 +185,12 @@ cdef void _crossing_changes(Row* r, const int64_t[:, ::1] gold, const int64_t[:,
     for p in range(p_start, p_end):
         one = _link(r, gold, pairs[p, 1])
         two = _link(r, gold, pairs[p, 2])
-        now = _conflict(one.pending, one.where, two.pending, two.where)
+        now = _conflict(one.pending, one.stacks, two.pending, two.stacks)
         for move in range(SHIFT, RIGHT + 1):
             one_after = _after(r, one, move)
             two_after = _after(r, two, move)
-            change[move] += (<double>_conflict(one_after.pending, one_after.where, two_after.pending,
-                                               two_after.where) - <double>now)
+            change[move] += (<double>_conflict(one_after.pending, one_after.stacks, two_after.pending,
+                                               two_after.stacks) - <double>now)
     for move in range(4):
         out[move] += change[move]
 
@@ -233,6 +238,10 @@ def link_costs(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const i
     cdef double across[6]
     cdef unsigned char* scratch = <unsigned char*>malloc(3 * T)
     cdef int64_t* rootmap = <int64_t*>malloc(T * sizeof(int64_t))
+    if scratch == NULL or rootmap == NULL:
+        free(scratch)
+        free(rootmap)
+        raise MemoryError()
     try:
         for b in range(B):
             _row_link_costs(b, active[b], stack, sp, buf, bp, info, comp, n, gold, pairs, pair_start[b],

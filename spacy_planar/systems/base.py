@@ -12,9 +12,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
+from ..trees import Tree
 from .state import FEATURES_1STACK, LABEL_FEATURES, MOVE_NAMES, ActionTable, FeaturePlan, States, _core
-
-Tree = Tuple[Sequence[int], Sequence[str]]
 
 
 class TransitionSystem:
@@ -30,7 +29,19 @@ class TransitionSystem:
     move_names: Tuple[str, ...] = MOVE_NAMES  # what the oracle's counts call each move
     dynamic_oracle = True  # whether its oracle has costs (training with exploration)
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root"):
+    reads_tags = False  # whether its states take the words' tags (top-down's FIRST lookahead)
+    # whether its moves build one root per sentence under ``finish`` (the component's single_root)
+    one_root_by_moves = True
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root",
+                 features: Optional[Sequence[str]] = None, label_features: Optional[Sequence[str]] = None):
+        """``features`` / ``label_features``: the feature templates (default:
+        the system's own), as a trained model stores them."""
+        if features:
+            self.features = tuple(features)
+        if label_features is not None and features:
+            self.label_features = tuple(label_features)
+        self.plan = FeaturePlan(self.features, self.label_features)
         labels = list(labels)
         if root_label not in labels:
             labels.append(root_label)
@@ -118,10 +129,7 @@ class TransitionSystem:
     def get_features(self, st: States, offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
         """(feature tokens [B, F], label ids of their arcs [B, L]); tokens are
         word - 1 + ``offsets[b]`` (default 0), -1 where absent."""
-        key = (tuple(self.features), tuple(self.label_features))
-        if getattr(self, "_plan_key", None) != key:
-            self._plan, self._plan_key = FeaturePlan(*key), key
-        return self._plan.gather(st, offsets)
+        return self.plan.gather(st, offsets)
 
     # --- what the model scores --------------------------------------------------------
     @property
@@ -176,9 +184,9 @@ class PseudoProjective(TransitionSystem):
     projectivized with ``encoding`` and decodes its output with
     ``deprojectivize`` (arc-eager, top-down)."""
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path"):
+    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path", **built):
         self.encoding = check_encoding(encoding)
-        super().__init__(labels, root_label)
+        super().__init__(labels, root_label, **built)
         self.decorated = frozenset(label for label in self.labels if is_decorated(label))
 
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:

@@ -69,6 +69,9 @@ def keep_planar(heads: Sequence[int]) -> list:
 class Planar(TransitionSystem):
     name = "planar"
     moves = (SHIFT, REDUCE, LEFT, RIGHT)
+    # the tree constraint attaches the words left headless where their stack allows it; a word whose
+    # stack holds no word it may link to (its tree's words only) ends as one more root
+    one_root_by_moves = False
 
     @staticmethod
     def max_steps(n: int) -> int:

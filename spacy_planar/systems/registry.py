@@ -35,8 +35,10 @@ class Configured:
         self.cls = cls
         self.options = options
 
-    def __call__(self, labels: Sequence[str], root_label: str = "root") -> TransitionSystem:
-        return self.cls(labels, root_label, **self.options)
+    def __call__(self, labels: Sequence[str], root_label: str = "root", **learned) -> TransitionSystem:
+        """The system, with what training learned (``features``,
+        ``label_features``, top-down's ``first``) passed to its constructor."""
+        return self.cls(labels, root_label, **self.options, **learned)
 
     def to_dict(self) -> dict:
         return {"name": self.cls.name, **self.options}

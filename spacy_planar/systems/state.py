@@ -72,18 +72,18 @@ class ActionTable:
                 label_of.append(-1)
         self.move_of = np.array(move_of, dtype=INT)
         self.label_of = np.array(label_of, dtype=INT)
-        self._first = {m: int(np.flatnonzero(self.move_of == m)[0]) for m in self.moves}
+        # the first action of each move, by move: (move, label) -> action in one lookup
+        self.first_action = np.zeros(max(self.moves) + 1, dtype=INT)
+        for m in self.moves:
+            self.first_action[m] = int(np.flatnonzero(self.move_of == m)[0])
+        self.labelled = np.isin(np.arange(max(self.moves) + 1), LABELLED)
 
     def __len__(self) -> int:
         return len(self.move_of)
 
     def action(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
         """Action ids of (move, label) pairs (label ignored for unlabelled moves)."""
-        first = np.zeros(max(self.moves) + 1, dtype=INT)
-        for m, a in self._first.items():
-            first[m] = a
-        lab = np.where(np.isin(moves, LABELLED), np.maximum(labels, 0), 0)
-        return first[moves] + lab
+        return self.first_action[moves] + np.where(self.labelled[moves], np.maximum(labels, 0), 0)
 
     def names(self) -> List[str]:
         return [MOVE_NAMES[m] + (f"-{self.labels[l]}" if l >= 0 else "") for m, l in zip(self.move_of, self.label_of)]
@@ -112,6 +112,10 @@ class ActionTable:
 
 class States:
     """Configurations of a batch of sentences (see the module docstring)."""
+
+    # the per-row arrays, which ``select`` keeps row by row (``tags`` may be None)
+    ROW_FIELDS = ("n", "stack", "sp", "buf", "bp", "info", "comp", "ndeps", "active", "last", "steps",
+                  "unshifted", "roots_out", "n_arcs", "tags")
 
     def __init__(self, lengths: Sequence[int], n_stacks: int = 1, root_on_stack: bool = False,
                  finish: bool = False):
@@ -142,6 +146,8 @@ class States:
         self.roots_out = np.zeros(B, dtype=INT)
         self.n_arcs = np.zeros(B, dtype=INT)
         self.finish = finish
+        # per word: its tag id, for the systems that read tags (top-down's FIRST); None: none given
+        self.tags: Optional[np.ndarray] = None
         self._memo: Dict[Tuple[str, int], np.ndarray] = {}
         if root_on_stack:
             self.stack[:, 0, 0] = 0
@@ -233,9 +239,9 @@ class States:
         """A new States holding only the rows ``keep`` (the parse loop drops
         finished rows, so that each step costs in proportion to the live ones)."""
         out = object.__new__(States)
-        for name, value in self.__dict__.items():
-            if isinstance(value, np.ndarray) and value.shape[:1] == (self.B,) and name != "rows":
-                setattr(out, name, value[keep])  # fancy indexing copies
+        for name in self.ROW_FIELDS:
+            value = getattr(self, name)
+            setattr(out, name, None if value is None else value[keep])  # fancy indexing copies
         out.B, out.T, out.finish = len(keep), self.T, self.finish
         out.rows = np.arange(out.B)
         out.lmost, out.rmost = out.info[:, :, LMOST], out.info[:, :, RMOST]

@@ -56,10 +56,10 @@ class Swap(TransitionSystem):
     features = FEATURES_SWAP
     label_features = LABEL_FEATURES_SWAP
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", oracle: str = "lazy"):
+    def __init__(self, labels: Sequence[str], root_label: str = "root", oracle: str = "lazy", **built):
         self.oracle = check_oracle(oracle)  # which static oracle trains it (``oracles/swap.py``)
         self.lazy = oracle == "lazy"
-        super().__init__(labels, root_label)
+        super().__init__(labels, root_label, **built)
 
     @staticmethod
     def max_steps(n: int) -> int:

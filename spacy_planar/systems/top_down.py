@@ -65,20 +65,19 @@ class TopDown(PseudoProjective):
     move_names = tuple({SHIFT: "SCAN", LEFT: "COMP-LEFT", RIGHT: "COMP-RIGHT", PRED: "PRED"}.get(m, name)
                        for m, name in enumerate(MOVE_NAMES))
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path",
-                 first: Optional[Dict[str, Iterable[str]]] = None, pred_size: int = 5):
-        super().__init__(labels, root_label, encoding)
-        self.pred_size = int(pred_size)
-        self.use_first(first)
+    reads_tags = True
 
-    def use_first(self, first: Optional[Dict[str, Iterable[str]]]) -> None:
-        """The FIRST lookahead (section 5.4, eq. 10; ``trees.first_sets`` of
-        the training trees' tags): PRED(k) only where the tag of the queue's
-        front i is in FIRST(tag of k), unless no k qualifies; None: off.
-        It reads the tags given to ``init_states``; a tag FIRST has not seen
-        restricts nothing."""
-        self.first = first
-        if first is None:
+    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path",
+                 pred_size: int = 5, first: Optional[Dict[str, Iterable[str]]] = None, **built):
+        """``first``: the FIRST lookahead (section 5.4, eq. 10;
+        ``trees.first_sets`` of the training trees' tags): PRED(k) only where
+        the tag of the queue's front i is in FIRST(tag of k), unless no k
+        qualifies; None: off. It reads the tags given to ``init_states``; a
+        tag FIRST has not seen restricts nothing."""
+        super().__init__(labels, root_label, encoding, **built)
+        self.pred_size = int(pred_size)
+        self.first = first or None
+        if self.first is None:
             return
         vocab = sorted(set(first) | {t for ts in first.values() for t in ts})
         self.tag_ids = {t: i for i, t in enumerate(vocab)}
@@ -103,7 +102,7 @@ class TopDown(PseudoProjective):
         st.sp[:, 1] = 1
         if tags is not None and self.first is not None:
             unseen = len(self.tag_ids)
-            st.tags = np.full((st.B, st.T), unseen, dtype=INT)
+            st.tags = np.full((st.B, st.T), unseen, dtype=INT)  # the declared field (None: no tags)
             for b, ts in enumerate(tags):
                 st.tags[b, 1:len(ts) + 1] = [self.tag_ids.get(t, unseen) for t in ts]
         return st
@@ -142,7 +141,7 @@ class TopDown(PseudoProjective):
         lo, hi = self.pred_bounds(st)
         k = np.arange(st.T)[None, :]
         ok = (k >= lo[:, None]) & (k <= hi[:, None])
-        tags = getattr(st, "tags", None)
+        tags = st.tags
         if tags is not None and self.first is not None:
             front = np.take_along_axis(tags, np.minimum(lo, st.T - 1)[:, None], axis=1)  # [B, 1]; i = n + 1: unused
             looked = ok & self.allowed[tags, front]

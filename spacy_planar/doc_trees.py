@@ -7,12 +7,13 @@ as such a tree, ``set_trees`` writes trees back into Docs.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 import numpy as np
 from spacy.attrs import DEP, HEAD
 
-Tree = Tuple[List[int], List[str]]
+from .trees import Tree
+
 OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
 
 
