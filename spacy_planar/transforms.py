@@ -58,6 +58,7 @@ from .trees import Tree, tree_error
 SHARED_MARK = "+"  # r+: a dependent of the whole coordination (τ_c+)
 NEST_MARK = "^"  # conj^: the second conjunct of a coordination nested in a conjunct (MS, CS)
 PS_MARK = "~"  # conj~L: C1 in PS, its head conjunction's label L when that was not "cc"
+OWN_MARK = "="  # punct=: in MS, a conjunct's own cc / punct inside the gap after it (not a separator of the gap)
 SEPARATORS = ("cc", "punct")
 
 
@@ -137,6 +138,7 @@ def coordination_to_chain(heads: Sequence[int], labels: Sequence[str], style: st
                           shared: bool = False) -> Tree:
     """UD -> MS (``style`` "ms") or CS ("cs"); ``shared``: the + variant."""
     h, l = list(heads), list(labels)
+    kids = _children(heads)
     for co in find_coordinations(heads, labels):
         c = co.conjuncts
         for i, (left, right) in enumerate(zip(c, c[1:])):
@@ -145,6 +147,11 @@ def coordination_to_chain(heads: Sequence[int], labels: Sequence[str], style: st
                 for s in seps:
                     h[s - 1] = left
                 h[right - 1] = seps[-1] if seps else left
+                # the left conjunct's own cc / punct in the gap now sits among the gap's
+                # separators: marked, so that the inverse leaves it where it is
+                for d in kids[left]:
+                    if left < d < right and base(labels[d - 1]) in SEPARATORS and d not in seps:
+                        l[d - 1] = labels[d - 1] + OWN_MARK
             else:
                 h[right - 1] = left
         if is_conj(labels[c[0] - 1]) and heads[c[0] - 1] > 0:  # nested in a conjunct of another
@@ -156,6 +163,10 @@ def coordination_to_chain(heads: Sequence[int], labels: Sequence[str], style: st
         for d in moved:
             h[d - 1] = max(x for x in c if x < d)
         _mark_shared(l, moved)
+    for y in range(1, len(heads) + 1):  # a conj on a cc / punct that the chain did not put there: marked,
+        x = heads[y - 1]  # the inverse would read it as a link of the chain
+        if x > 0 and h[y - 1] == x and is_conj(l[y - 1]) and base(labels[x - 1]) in SEPARATORS:
+            l[y - 1] += OWN_MARK
     return h, l
 
 
@@ -171,7 +182,7 @@ def chain_to_coordination(heads: Sequence[int], labels: Sequence[str], style: st
     prev: Dict[int, int] = {}  # conjunct -> the conjunct before it
     seps: Dict[int, List[int]] = {}
     for y in range(1, len(heads) + 1):
-        if not is_conj(labels[y - 1]) or heads[y - 1] == 0:
+        if not is_conj(labels[y - 1]) or not 0 < heads[y - 1] < y:  # the chain's links go rightwards
             continue
         x = heads[y - 1]
         if style == "ms" and base(labels[x - 1]) in SEPARATORS and not is_conj(labels[x - 1]) and heads[x - 1] > 0:
@@ -209,6 +220,8 @@ def chain_to_coordination(heads: Sequence[int], labels: Sequence[str], style: st
             hd = heads[d - 1]
             h[d - 1] = c1_of(hd) if hd in prev else hd
             l[d - 1] = _unmark(labels[d - 1])
+        elif labels[d - 1].endswith(OWN_MARK):
+            l[d - 1] = labels[d - 1][:-len(OWN_MARK)]
     return h, l
 
 
@@ -224,6 +237,10 @@ def coordination_to_ps(heads: Sequence[int], labels: Sequence[str], shared: bool
         if not ccs:
             continue
         top = ccs[-1]
+        gaps = {s for gap in co.separators for s in gap}
+        for d in _children(heads)[top]:  # its own cc / punct, which the inverse would take for separators
+            if c[0] < d < c[-1] and base(labels[d - 1]) in SEPARATORS and d not in gaps:
+                l[d - 1] = labels[d - 1] + OWN_MARK
         h[top - 1], l[top - 1] = h[c[0] - 1], l[c[0] - 1]
         h[c[0] - 1] = top
         l[c[0] - 1] = "conj" if labels[top - 1] == "cc" else "conj" + PS_MARK + labels[top - 1]
@@ -233,6 +250,9 @@ def coordination_to_ps(heads: Sequence[int], labels: Sequence[str], shared: bool
             for d in co.shared_left + co.inside + co.shared_right:
                 h[d - 1] = top
             _mark_shared(l, co.shared_left + co.inside + co.shared_right)
+    for y in range(1, len(heads) + 1):  # a conj left of its head that PS did not put there: marked,
+        if h[y - 1] == heads[y - 1] > y and is_conj(l[y - 1]):  # the inverse would read a PS head
+            l[y - 1] += OWN_MARK
     return h, l
 
 
@@ -261,6 +281,8 @@ def ps_to_coordination(heads: Sequence[int], labels: Sequence[str], shared: bool
                 h[d - 1], l[d - 1] = c1, _unmark(l[d - 1])
             elif c1 < d < conjuncts[-1] and base(l[d - 1]) in SEPARATORS:
                 h[d - 1] = min(c for c in conjuncts if c > d)
+            elif l[d - 1].endswith(OWN_MARK):
+                l[d - 1] = l[d - 1][:-len(OWN_MARK)]
     return h, l
 
 
@@ -287,6 +309,9 @@ def verb_groups_to_ms(heads: Sequence[int], labels: Sequence[str], cop: bool = F
     and the main verb the auxiliary's (the inverse reads them back)."""
     h, l = list(heads), list(labels)
     for a, m in _verb_order([(a, heads[a - 1]) for a in auxiliaries(heads, labels, cop)]):
+        for d in range(1, len(h) + 1):  # the auxiliary's own dependents outside the span: marked, the
+            if h[d - 1] == a and not min(a, m) < d < max(a, m):  # inverse would give them to m
+                l[d - 1] += OWN_MARK
         h[a - 1], l[a - 1] = h[m - 1], l[m - 1]  # line 1
         h[m - 1], l[m - 1] = a, labels[a - 1]  # line 2
         left, right = min(a, m), max(a, m)
@@ -326,7 +351,10 @@ def ms_to_verb_groups(heads: Sequence[int], labels: Sequence[str], cop: bool = F
         left, right = min(a, m), max(a, m)
         for d in range(1, len(h) + 1):
             if h[d - 1] == a and d != m and (d < left or d > right):
-                h[d - 1] = m
+                if l[d - 1].endswith(OWN_MARK):  # the auxiliary's own
+                    l[d - 1] = l[d - 1][:-len(OWN_MARK)]
+                else:
+                    h[d - 1] = m
         h[m - 1], l[m - 1], h[a - 1], l[a - 1] = h[a - 1], l[a - 1], m, l[m - 1]
     return h, l
 
@@ -391,7 +419,7 @@ def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -
 def clean_label(label: str) -> str:
     """A label without the transforms' marks."""
     label = label.split(PS_MARK, 1)[0]
-    return _unmark(label).rstrip(NEST_MARK)
+    return _unmark(label).rstrip(NEST_MARK).rstrip(OWN_MARK)
 
 
 def found(name: str, heads: Sequence[int], labels: Sequence[str]) -> int:
