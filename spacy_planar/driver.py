@@ -2,7 +2,7 @@
 whatever chooses the moves: the static oracle (``oracle_run``: training
 data and the ``oracle`` command), the model while training with exploration
 (``exploration_run``), the model alone (``greedy_parse``), the model with a
-beam (``beam_parse``), or chance (``random_run``, for tests).
+beam (``beam_parse``); tests/reference.py drives it by chance (``random_run``).
 
 Each step, every live state gets one action from the chooser, all at once;
 a chooser may instead re-form the batch, naming the row each new state is
@@ -486,27 +486,6 @@ def _first_of_each(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
     as_bytes = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
     _, first = np.unique(as_bytes, return_index=True)
     return np.sort(first)
-
-
-# --- chance (tests) -----------------------------------------------------------------
-
-def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator,
-               finish: bool = False) -> Tuple[States, np.ndarray]:
-    """Drive states with uniformly random valid actions until all are final
-    (``finish``: under the tree constraint); returns the final states (no row
-    dropped) and the number of transitions of each."""
-    st = system.init_states(lengths, finish=finish)
-
-    def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
-        valid = system.valid_actions(st)
-        has = valid.any(axis=1)
-        if (live & ~has).any():
-            raise RuntimeError(Errors.E074.format(system=system.name))
-        scores = rng.random(valid.shape) + valid * 2.0
-        return np.where(has, scores.argmax(axis=1), -1)
-
-    drive(system, st, choose, bounded=True, compact_below=0.0)
-    return st, st.steps.copy()
 
 
 def batches(lengths: Sequence[int], size: int) -> List[np.ndarray]:

@@ -62,7 +62,6 @@ class Errors:
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
     E072 = "[E072] {system}: a state outlived its bound of transitions"
     E073 = "[E073] {system} oracle chose an invalid move {move} in sentence {row} of the batch"
-    E074 = "[E074] {system}: a non-final state has no valid action"
     E075 = "[E075] no oracle for the transition system {system}"
     # never expected (``unexpected``): an error in tests and with SPACY_PLANAR_DEBUG=1, else a warning
     E090 = ("[E090] {name}: {count} of {units} parsed sentences had more than one root; the extra roots were "

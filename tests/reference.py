@@ -1,10 +1,13 @@
 """Plain-Python reference implementations of the definitions, for tests."""
 from itertools import product
+from typing import Sequence, Tuple
 
 import numpy as np
 
+from spacy_planar.driver import drive
 from spacy_planar.oracles import PREFER
-from spacy_planar.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH
+from spacy_planar.systems.base import TransitionSystem
+from spacy_planar.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH, States
 
 
 def dominates(heads, a, d):
@@ -169,11 +172,44 @@ def constrain_moves(st, valid):
             valid[b, SHIFT] = False
 
 
+def planar_transitions():
+    """The moves of the planar and 2-planar systems (Gómez-Rodríguez & Nivre
+    2010, Figures 3 and 4) in numpy, each on the rows ``rows`` with their
+    labels and active stacks: what the C kernel (``_planar.planar_moves``)
+    must do."""
+    def shift(st, rows, labels, stack):
+        word = st.pop_buffer(rows)
+        for s in range(st.stack.shape[1]):  # onto every stack
+            st.push(rows, s, word)
+
+    def reduce(st, rows, labels, stack):
+        st.pop(rows, stack)
+
+    def left_arc(st, rows, labels, stack):
+        st.add_arcs(rows, st.buf[rows, st.bp[rows] - 1], st.stack[rows, stack, st.sp[rows, stack] - 1], labels)
+
+    def right_arc(st, rows, labels, stack):
+        st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], st.buf[rows, st.bp[rows] - 1], labels)
+
+    def switch(st, rows, labels, stack):
+        st.switch(rows)
+
+    return {SHIFT: shift, REDUCE: reduce, LEFT: left_arc, RIGHT: right_arc, SWITCH: switch}
+
+
+def apply_planar_moves(st, idx, moves, labels):
+    """``planar_transitions``' moves on the rows ``idx``, grouped by move."""
+    stacks = st.active[idx]
+    for move, apply in planar_transitions().items():
+        sel = moves == move
+        if sel.any():
+            apply(st, idx[sel], labels[sel], stacks[sel])
+
+
 def apply_under_constraint(system, st, idx, moves, labels):
     """Planar.apply_moves under the tree constraint, row by row for the
     constraint's bookkeeping and automatic steps, and the systems' generic
-    numpy path (TransitionSystem.apply_moves over ``transitions``) for the moves."""
-    from spacy_planar.systems.base import TransitionSystem
+    numpy moves (``apply_planar_moves``)."""
     keep = []
     for k, (b, m) in enumerate(zip(idx.tolist(), moves.tolist())):
         a, bp = int(st.active[b]), int(st.bp[b])
@@ -186,7 +222,7 @@ def apply_under_constraint(system, st, idx, moves, labels):
         else:
             keep.append(k)
     st._memo.clear()
-    TransitionSystem.apply_moves(system, st, idx[keep], moves[keep], labels[keep])
+    apply_planar_moves(st, idx[keep], moves[keep], labels[keep])
     for b in idx[keep].tolist():
         if st.bp[b] == 1 and st.unshifted[b, st.buf[b, 0]] and st.heads[b, st.buf[b, 0]] >= 0:
             st.bp[b] = 0  # the unshifted word has its head: it leaves β
@@ -425,3 +461,24 @@ def link_costs(system, st, gold, look_across=True):
     label[:, LEFT] = np.where(both & (g[rows, s0c] == b0), gold.labels[rows, s0c], -1)
     label[:, RIGHT] = np.where(both & (g[rows, b0c] == s0), gold.labels[rows, b0c], -1)
     return cost, label
+
+
+# --- the driver loop by chance ----------------------------------------------------
+
+def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.Generator,
+               finish: bool = False) -> Tuple[States, np.ndarray]:
+    """Drive states with uniformly random valid actions until all are final
+    (``finish``: under the tree constraint); returns the final states (no row
+    dropped) and the number of transitions of each."""
+    st = system.init_states(lengths, finish=finish)
+
+    def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
+        valid = system.valid_actions(st)
+        has = valid.any(axis=1)
+        if (live & ~has).any():
+            raise RuntimeError(f"{system.name}: a non-final state has no valid action")
+        scores = rng.random(valid.shape) + valid * 2.0
+        return np.where(has, scores.argmax(axis=1), -1)
+
+    drive(system, st, choose, bounded=True, compact_below=0.0)
+    return st, st.steps.copy()

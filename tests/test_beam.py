@@ -13,25 +13,32 @@ from spacy_planar.systems.top_down import TopDown
 from spacy_planar.trees import tree_error
 
 LABELS = ["a", "b"]
-# the systems whose actions are the table's (top-down adds one per word: its scorer is to come)
-TABLE_SYSTEMS = sorted(set(SYSTEMS) - {"top-down"})
 
 
 def feature_scorer(system, n_tokens, seed):
-    """A fixed random model that reads only the features (token and label
-    slots), as the parser's does: a score per (slot, token, action) and per
-    (label slot, label, action), summed. Continuous: no ties."""
+    """A fixed random model that reads what the parser's reads: the features
+    (a score per (slot, token, action) and per (label slot, label, action),
+    summed) and, for top-down, its arc rows (PRED(k) adds a score of the pair
+    (h, k) and of (sibling, k), as weighted prediction does). Continuous: no
+    ties."""
     rng = np.random.default_rng(seed)
-    A = len(system.table)
+    A = system.n_scored
     tok = rng.normal(size=(len(system.features), n_tokens + 1, A))
     lab = rng.normal(size=(len(system.label_features), len(system.labels) + 1, A))
+    pair = rng.normal(size=(2, n_tokens + 1, n_tokens))  # (h or sibling; -1: the root / none) x candidate
 
-    def score(ids, labs):
+    def score(ids, labs, arcs=None):
         out = np.zeros((len(ids), A))
         for f in range(ids.shape[1]):
             out += tok[f, ids[:, f]]  # -1 (absent) reads the last row
         for f in range(labs.shape[1]):
             out += lab[f, labs[:, f]]
+        if arcs is not None:  # PRED(k), k = 0 .. T - 1: word k is token arcs[:, 2] + k - 1
+            T = int(arcs[0, 3] - arcs[0, 2]) + 2
+            k = np.clip(arcs[:, 2:3] + np.arange(T)[None, :] - 1, 0, n_tokens - 1)
+            rows = np.arange(len(arcs))[:, None]
+            pred = pair[0, arcs[:, 0:1], k] + pair[1, arcs[:, 1:2], k]
+            out = np.concatenate([out[:, :-1], out[:, -1:] + pred[rows, np.arange(T)[None, :]]], axis=1)
         return out.astype(np.float32)
 
     return score
@@ -51,9 +58,10 @@ def exhaustive_best(system, score, n, offset, finish):
             if total > best[0]:
                 best[:] = [total, system.output_trees(state, [0])[0]]
             return
-        ids, labs = system.get_features(state, np.array([offset], dtype=INT))
+        inputs = system.model_inputs(state, np.array([offset], dtype=INT))
         valid = system.valid_actions(state)
-        logp = _log_softmax(np.asarray(score(ids, labs), dtype=np.float64), valid)[0]
+        scores = np.asarray(score(*inputs), dtype=np.float64)[:, :valid.shape[1]]
+        logp = _log_softmax(scores, valid)[0]
         for a in np.flatnonzero(valid[0]):
             nxt = state.select(np.array([0]))
             system.apply(nxt, np.array([a]))
@@ -65,7 +73,7 @@ def exhaustive_best(system, score, n, offset, finish):
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(TABLE_SYSTEMS), st.booleans())
+       st.sampled_from(sorted(SYSTEMS)), st.booleans())
 def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
     system = make_system(name, LABELS)
     score = feature_scorer(system, sum(lengths), seed)
@@ -77,7 +85,7 @@ def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(TABLE_SYSTEMS), st.integers(2, 8), st.sampled_from([0.0, 0.01]))
+       st.sampled_from(sorted(SYSTEMS)), st.integers(2, 8), st.sampled_from([0.0, 0.01]))
 def test_beams_give_one_tree_per_sentence(lengths, seed, name, width, density):
     system = make_system(name, LABELS)
     score = feature_scorer(system, sum(lengths), seed)
@@ -88,7 +96,7 @@ def test_beams_give_one_tree_per_sentence(lengths, seed, name, width, density):
 
 # sentences small enough to try every derivation (2-planar and swap have many)
 EXHAUSTIVE = [("arc-eager", LABELS, [3, 4, 5, 4]), ("planar", LABELS, [4, 3]), ("swap", LABELS, [3, 3]),
-              ("2-planar", [], [3])]
+              ("2-planar", [], [3]), ("top-down", LABELS, [3, 4, 2])]
 
 
 @pytest.mark.parametrize("name,labels,lengths", EXHAUSTIVE)
@@ -99,7 +107,7 @@ def test_a_wide_beam_finds_the_best_derivation(name, labels, lengths, merge):
     system = make_system(name, labels)
     score = feature_scorer(system, sum(lengths), 7)
     offsets = offsets_of(lengths)
-    for finish in {"planar": (False, True), "2-planar": (True,)}.get(name, (False,)):
+    for finish in {"2-planar": (True,), "top-down": (False,)}.get(name, (False, True)):
         trees = beam_parse(system, score, lengths, offsets, 100000, merge=merge, finish=finish)
         for n, offset, tree in zip(lengths, offsets, trees):
             assert tree == exhaustive_best(system, score, n, int(offset), finish)[1]

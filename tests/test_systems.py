@@ -6,7 +6,8 @@ from strategies import labelled_trees
 
 from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
-from spacy_planar.driver import oracle_check, oracle_run, random_run
+from reference import random_run
+from spacy_planar.driver import oracle_check, oracle_run
 from spacy_planar.oracles import make_oracle
 from spacy_planar.systems import SYSTEMS, make_system, system_for_trees
 from spacy_planar.systems.state import MOVE_NAMES, SWITCH

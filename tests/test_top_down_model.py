@@ -85,8 +85,10 @@ def test_prediction_size():
     out = system.limit_candidates(cand)
     assert np.array_equal(out[0, :nT], cand[0, :nT])
     assert np.isfinite(out[0, nT:]).tolist() == [False, True, False, True, False]
-    assert np.array_equal(out[1], cand[1])
-    assert system.limit_candidates.__self__.pred_size == 2
+    assert np.array_equal(out[1], cand[1])  # one finite PRED: nothing to cut
+    one = TopDown(["dep"], pred_size=1).limit_candidates(cand)
+    assert np.isfinite(one[0, nT:]).tolist() == [False, False, False, True, False]  # the best PRED alone
+    assert np.array_equal(one[0, :nT], cand[0, :nT])  # the table's actions are never cut
     assert np.array_equal(TopDown(["dep"], pred_size=0).limit_candidates(cand), cand)
 
 

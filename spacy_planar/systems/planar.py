@@ -107,10 +107,10 @@ class Planar(TransitionSystem):
         return done
 
     def apply_moves(self, st: States, idx: np.ndarray, moves: np.ndarray, labels: np.ndarray) -> None:
-        """The moves of ``transitions`` below, carried out by one C loop over the
-        rows (the generic ``TransitionSystem.apply_moves`` over ``transitions``
-        gives the same states: tests/test_kernels.py), with the tree constraint's
-        bookkeeping and automatic steps around them."""
+        """The moves of the module docstring's tables, carried out by one C loop
+        over the rows (tests/reference.py states them in numpy, and
+        tests/test_kernels.py checks that both give the same states), with the
+        tree constraint's bookkeeping and automatic steps around them."""
         idx, moves, labels = (a.astype(INT, copy=False) for a in (idx, moves, labels))
         st._memo.clear()
         if st.finish:
@@ -124,32 +124,6 @@ class Planar(TransitionSystem):
         if st.finish:  # the automatic steps: an unshifted word with its head leaves β; UNSHIFT
             _planar.settle(idx, st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.unshifted.view(np.uint8),
                             st.n, st.n_arcs)
-
-    def transitions(self):
-        return {SHIFT: self.shift, REDUCE: self.reduce, LEFT: self.left_arc, RIGHT: self.right_arc,
-                SWITCH: self.switch}
-
-    @staticmethod
-    def shift(st: States, rows, labels, stack) -> None:
-        word = st.pop_buffer(rows)
-        for s in range(st.stack.shape[1]):  # onto every stack
-            st.push(rows, s, word)
-
-    @staticmethod
-    def reduce(st: States, rows, labels, stack) -> None:
-        st.pop(rows, stack)
-
-    @staticmethod
-    def left_arc(st: States, rows, labels, stack) -> None:
-        st.add_arcs(rows, st.buf[rows, st.bp[rows] - 1], st.stack[rows, stack, st.sp[rows, stack] - 1], labels)
-
-    @staticmethod
-    def right_arc(st: States, rows, labels, stack) -> None:
-        st.add_arcs(rows, st.stack[rows, stack, st.sp[rows, stack] - 1], st.buf[rows, st.bp[rows] - 1], labels)
-
-    @staticmethod
-    def switch(st: States, rows, labels, stack) -> None:
-        st.switch(rows)
 
     def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree:
         kept = set(keep_planar(heads))
