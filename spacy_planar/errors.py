@@ -39,6 +39,7 @@ class Errors:
     E085 = "[E085] {source}: a pipeline draws the parse of --text; a CoNLL-U file (.conllu) takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
     E088 = "[E088] {path}: not a config file: {reason}"
+    E089 = "[E089] expected NAME:KEY=VALUE (a planar_parser setting of NAME's pipelines), got '{item}'"
     E087 = "[E087] expected NAME=WIDTH or NAME=WIDTH+merge with a width of at least 1, got '{item}'"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"

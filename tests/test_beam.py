@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_planar.driver import _candidates, _log_softmax, _top_of_rows, beam_parse, greedy_parse
+from spacy_planar.beam import candidates, log_softmax, top_of_rows
+from spacy_planar.driver import beam_parse, greedy_parse
 from spacy_planar.systems import SYSTEMS, make_system
 from spacy_planar.systems.state import INT
 from spacy_planar.systems.top_down import TopDown
@@ -61,7 +62,7 @@ def exhaustive_best(system, score, n, offset, finish):
         inputs = system.model_inputs(state, np.array([offset], dtype=INT))
         valid = system.valid_actions(state)
         scores = np.asarray(score(*inputs), dtype=np.float64)[:, :valid.shape[1]]
-        logp = _log_softmax(scores, valid)[0]
+        logp = log_softmax(scores, valid)[0]
         for a in np.flatnonzero(valid[0]):
             nxt = state.select(np.array([0]))
             system.apply(nxt, np.array([a]))
@@ -137,7 +138,7 @@ def test_signature_ignores_arcs_out_of_play():
 
 @settings(max_examples=50, deadline=None)
 @given(st.integers(1, 12), st.integers(0, 8), st.integers(1, 6), st.integers(0, 2 ** 32 - 1), st.booleans())
-def test_candidates_are_the_best_of_the_log_softmax(n_states, n_pred, width, seed, top_down):
+def test_candidates_are_the_best_of_thelog_softmax(n_states, n_pred, width, seed, top_down):
     """The parse's candidates, chosen on the masked float32 scores and
     normalized after, are those of the full log-softmax: the same states,
     actions and totals (top-down: with its prediction-size limit)."""
@@ -148,8 +149,8 @@ def test_candidates_are_the_best_of_the_log_softmax(n_states, n_pred, width, see
     valid = rng.random((n_states, n_actions)) < 0.6
     valid[np.arange(n_states), rng.integers(0, n_actions, n_states)] = True
     total = rng.normal(size=n_states) * 10
-    k, a, c = _candidates(system, scores, valid, total, width)
-    k0, a0, c0 = _top_of_rows(system.limit_candidates(total[:, None] + _log_softmax(scores, valid)), width)
+    k, a, c = candidates(system, scores, valid, total, width)
+    k0, a0, c0 = top_of_rows(system.limit_candidates(total[:, None] + log_softmax(scores, valid)), width)
     assert k.tolist() == k0.tolist() and a.tolist() == a0.tolist()
     assert np.allclose(c, c0, rtol=0, atol=1e-6)
     assert (c <= total[k] + 1e-9).all()

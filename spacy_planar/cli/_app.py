@@ -65,6 +65,25 @@ def beam_options(items: Sequence[str]) -> Dict[str, Dict]:
     return out
 
 
+def setting_options(items: Sequence[str]) -> Dict[str, Dict]:
+    """``--set NAME:KEY=VALUE`` options: planar_parser settings of each NAME,
+    the value read as JSON where it is (true, 0.5, "x"), else as a string."""
+    import json
+
+    out: Dict[str, Dict] = {}
+    for item in items:
+        name, colon, setting = item.partition(":")
+        key, eq, value = setting.partition("=")
+        if not (name and colon and key and eq):
+            raise UserError(Errors.E089.format(item=item))
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        out.setdefault(name, {})[key] = parsed
+    return out
+
+
 def load_pipeline(path: Path, beam: Optional[Dict] = None):
     """``spacy.load(path)``; with ``beam`` (``beam_options``' settings),
     every planar_parser of the pipeline parses with that beam (E082 where

@@ -16,7 +16,8 @@ import numpy as np
 import typer
 
 from ..conllu_io import read_conllu
-from ..driver import _log_softmax, batches, oracle_run
+from ..beam import log_softmax
+from ..driver import batches, oracle_run
 from ..transforms import apply_transforms, restore
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 from .parse import input_docs
@@ -39,7 +40,7 @@ def derivation_scores(parser, docs: Sequence, trees: Sequence) -> np.ndarray:
             ids = np.where(feats >= 0, feats + offsets[:, None], -1)
             targets, valid, more = system.training_arrays(actions, moves, record, offsets)
             scores = np.asarray(parser.model.ops.to_numpy(scorer(ids, labs, *more)), dtype=np.float64)
-            logp = _log_softmax(scores, valid)
+            logp = log_softmax(scores, valid)
             np.add.at(out, idx[rows], logp[np.arange(len(rows)), targets.argmax(axis=1)])
     return out
 

@@ -9,11 +9,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import typer
 
+from ..component.pipe import PlanarParser
 from ..conllu_io import atomic_output, read_conllu
 from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
 from ..transforms import apply_transforms, check_transforms
-from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline
+from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, setting_options
 from .parse import input_docs, ud_tree
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -48,6 +49,7 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
     ``beam`` settings of ``beam_options``, if given); metrics and parse speed;
     ``touched``: tree transforms whose touched gold words are scored apart."""
     nlp = load_pipeline(model_dir, beam)
+    parsers = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, PlanarParser)]
     sents = list(read_conllu(gold))
     best = float("inf")
     parsed = []
@@ -70,6 +72,8 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
     res["long_arcs"] = scores.long_arcs()
     res["per_sentence"] = scores.per_sentence
     res["words_per_s"] = sum(len(s) for s in sents) / best
+    # sentences whose output the component had to repair (extra roots attached after decoding), per parse
+    res["repaired"] = sum(sum(p.repaired.values()) for p in parsers) / max(repeats, 1)
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
     return res
@@ -152,6 +156,8 @@ def compare(
     beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME's pipelines parse with "
                                     "a beam of WIDTH (their planar_parser's beam_width; +merge: beam_merge); repeat for "
                                     "several NAMEs"),
+    sets: List[str] = typer.Option([], "--set", help="NAME:KEY=VALUE: a planar_parser setting for that NAME's "
+                                   "pipelines (e.g. two_planar:single_root=false); repeat for several"),
     labels: str = typer.Option("", "--labels", help="Comma-separated gold labels: a table of LAS over each"),
     touched: List[str] = typer.Option([], "--touched", help="A tree transform: LAS over the gold words whose arcs "
                                       "it changes (repeat for several)"),
@@ -178,6 +184,8 @@ def compare(
         fail(str(e))
     try:
         beams_of = beam_options(beams)
+        for name, settings in setting_options(sets).items():
+            beams_of[name] = {**beams_of.get(name, {}), **settings}
     except USER_ERRORS as e:
         fail(str(e))
     for item in models:
@@ -210,6 +218,10 @@ def compare(
                      f"{train_s} | {r['words_per_s']:,.0f} |"
                      + ((" - |" if name == anchor else f" {tests[name]['LAS'][0]:+.2f} ({tests[name]['LAS'][1]:.3f}) |")
                         if tests else ""))
+    repaired = {name: statistics.mean(x["repaired"] for x in rs) for name, rs in runs.items()}
+    if any(repaired.values()):
+        lines += ["", "Sentences whose extra roots the component attached after decoding (mean per parse): "
+                  + ", ".join(f"{name} {n:g}" for name, n in repaired.items())]
     if by_length:
         lines += ["", length_table(runs), "", long_arc_table(runs)]
     if labels or touched:

@@ -73,6 +73,8 @@ class PlanarParser(TrainablePipe):
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
         self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
+        # parsed sentences whose output was repaired after decoding, by reason (E090, W090, E091)
+        self.repaired: Counter = Counter()
         # called after each parse step as observer(system, states, the actions just
         # applied (-1: none), token offsets naming the units), for diagnostics
         # (``spacy-planar stacks``); None in normal use
@@ -338,6 +340,7 @@ class PlanarParser(TrainablePipe):
                 lengths.append(len(heads))
         if not lengths:
             return
+        self.repaired["extra roots"] += several
         if several and self.system.one_root_by_moves:
             unexpected(Errors.E090.format(name=self.name, count=several, units=len(lengths),
                                           label=self.cfg["extra_root_label"]))
@@ -347,6 +350,7 @@ class PlanarParser(TrainablePipe):
         heads = np.asarray(all_heads, dtype=np.int64)
         bounds = np.cumsum([0] + lengths)
         broken = np.flatnonzero(~are_trees(heads, lengths))
+        self.repaired["not trees"] += len(broken)
         if len(broken):
             unexpected(Errors.E091.format(name=self.name, count=len(broken), units=len(lengths),
                                           label=self.cfg["extra_root_label"]))

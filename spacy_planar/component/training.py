@@ -18,7 +18,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..doc_trees import span_tree
-from ..driver import BeamRun, batches, beam_train_run, exploration_run, oracle_run
+from ..beam import BeamRun
+from ..driver import batches, beam_train_run, exploration_run, oracle_run
 from ..oracles import make_oracle
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
