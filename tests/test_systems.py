@@ -720,3 +720,26 @@ def test_top_down_first_lookahead_keeps_the_gold_prediction():
     assert missed == 0 and kept > 0 and narrowed < 0.9 * full
     kept, missed, _, _ = walk([s for s in read_conllu(treebank("got_proiel", "dev")) if s.heads is not None], first)
     assert missed < 0.01 * (kept + missed)
+
+
+@pytest.mark.parametrize("name,kw", STATIC_VARIANTS)
+def test_oracles_answer_without_changing(name, kw):
+    """An oracle is computed when built: running its static oracle over the
+    batch (and asking its costs on the way) leaves every array it holds as it
+    was, and asking twice in a state gives the same answer."""
+    trees = gold_trees("got_proiel", every=11)
+    system = system_for_trees(name, trees, **kw)
+    prepared = [system.label_tree(system.prepare_tree(h, l)) for h, l in trees]
+    st = system.init_states([len(h) for h, _ in prepared])
+    oracle = make_oracle(system, st, prepared)
+    before = {k: v.copy() for k, v in vars(oracle).items() if isinstance(v, np.ndarray)}
+    while not system.is_final(st).all():
+        first = oracle.static(st)
+        again = oracle.static(st)
+        assert all((a == b).all() for a, b in zip(first, again))
+        if system.dynamic_oracle:
+            oracle.costs(st)
+        live = ~system.is_final(st)
+        system.apply(st, np.where(live, system.action_of(*first), -1))
+    after = {k: v for k, v in vars(oracle).items() if isinstance(v, np.ndarray)}
+    assert before.keys() == after.keys() and all((before[k] == after[k]).all() for k in before)

@@ -22,6 +22,13 @@ out each link it cannot give a plane (its dependent becomes a root), and the
 tree is trained on the links that fit (``not_covered`` counts such trees):
 the oracle's ``heads`` are the links it trains on, its own copy.
 
+The planes depend on the stacks when the parser reaches each component, so
+they are computed when the oracle is built: ``prepare`` runs the static
+oracle's derivation once over the rows whose gold trees have crossing links
+(``_plan``), assigning them as it goes; after that the oracle answers
+without changing (off the gold derivation, while exploring, the planes are
+the gold derivation's).
+
 Dynamic oracle: ``planar.link_costs`` with the crossing pairs of the gold
 trees, narrowed to the static oracle's action where that is among the
 cheapest (``targets``).
@@ -63,6 +70,29 @@ class TwoPlanarOracle(PlanarOracle):
             self.cross[b] = {d: v for d, v in graph.items() if v}
             self.crossed[b, list(self.cross[b])] = True
         self.pairs = np.array(pairs, dtype=INT).reshape(-1, 3)
+        if self.cross:
+            self._plan(st, np.array(sorted(self.cross), dtype=INT))
+
+    def _plan(self, st: States, rows: np.ndarray) -> None:
+        """The static oracle's derivation of the gold trees of ``rows`` (from
+        the initial states ``st``), which gives each crossing component its
+        planes when it is first reached (``_reach_components``) and leaves
+        out the links of an odd cycle of crossings."""
+        system = self.system
+        sim = st.select(rows)
+        view = object.__new__(TwoPlanarOracle)  # the oracle of those rows, writing into this one's arrays
+        view.__dict__.update(self.__dict__)
+        view.heads, view.labels, view.plane = self.heads[rows], self.labels[rows], self.plane[rows]
+        view.crossed = self.crossed[rows]
+        view.cross = {k: self.cross[b] for k, b in enumerate(rows.tolist())}
+        bound = 10 * int(sim.n.max()) + 10 if len(rows) else 0
+        for _ in range(bound):
+            live = ~system.is_final(sim)
+            if not live.any():
+                break
+            moves, labels = view._static(sim, assign=True)
+            system.apply(sim, np.where(live, system.action_of(moves, labels), -1))
+        self.heads[rows], self.labels[rows], self.plane[rows] = view.heads, view.labels, view.plane
 
     def select(self, keep: np.ndarray) -> "TwoPlanarOracle":
         out = super().select(keep)
@@ -140,11 +170,17 @@ class TwoPlanarOracle(PlanarOracle):
                 fresh[b] = pending[b] & self.crossed[b, dep[b]] & (self.plane[b, dep[b]] < 0)
 
     def static(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
+        """The static oracle's (move, label id), the planes as ``prepare``
+        assigned them."""
+        return self._static(st, assign=False)
+
+    def _static(self, st: States, assign: bool) -> Tuple[np.ndarray, np.ndarray]:
         active = st.active
         s0, b0 = st.s(0), st.b(0)
         rows = st.rows[:, None]
         pending, dep = self.links_to(st, b0)
-        self._reach_components(st, pending, dep)
+        if assign:
+            self._reach_components(st, pending, dep)
         plane = self.plane[rows, dep]
         free = plane < 0
         if free.any():
@@ -162,7 +198,4 @@ class TwoPlanarOracle(PlanarOracle):
         switch = (pending & ~on_active).any(axis=1) & (st.last != SWITCH)
         moves = np.select([left, right, reduce, switch], [LEFT, RIGHT, REDUCE, SWITCH], SHIFT)
         labels = np.select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
-        # the link built now stays on the active plane
-        built = np.flatnonzero(left | right)
-        self.plane[built, np.where(left, s0, b0)[built]] = active[built]
         return moves, labels
