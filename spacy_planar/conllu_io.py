@@ -296,7 +296,8 @@ def _blank(value: str) -> str:
 
 
 def sentences_to_doc(vocab, sents: Sequence[Sentence]):
-    """One ``Doc`` holding ``sents`` (their words as tokens, in order)."""
+    """One ``Doc`` holding ``sents`` (their words as tokens, in order).
+    (Over 60 lines: each CoNLL-U column has its list and its line.)"""
     from spacy.tokens import Doc
 
     words: List[str] = []

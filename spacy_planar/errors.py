@@ -57,7 +57,8 @@ class Errors:
     E063 = ("[E063] {name}: the transition system {system} and the model do not go together: top-down needs "
             "the model's arc scorer (arc_width > 0 in spacy-planar.PlanarParserModel.v1), the other systems "
             "have none")
-    E064 = "[E064] {name}: the top-down system has no dynamic oracle: exploration must be 0"
+    E064 = ("[E064] {name}: the top-down system has no dynamic oracle: set exploration = 0 and "
+            "exploration_nonprojective = null (the factory's defaults are 2-planar's; configs/top_down.cfg has them)")
     E065 = "[E065] {name}: beam_update must be 'local' or 'global', got '{value}'"
     E070 = "[E070] unknown transition system '{name}': expected one of {options}"
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"

@@ -398,7 +398,8 @@ def test_top_down_needs_the_arc_scorer(gothic):
     oracle, so exploration is refused."""
     train_docs, _ = gothic
     nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["top-down"]})
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["top-down"], "exploration": 0.0,
+                                          "exploration_nonprojective": None})
     examples = [Example(words_only(nlp, d), d) for d in train_docs[:5]]
     with pytest.raises(ValueError, match="E063"):
         nlp.initialize(lambda: examples)
@@ -434,3 +435,24 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     assert all(tree_error(h) is None for h, _ in with_first + without)
     gold = [tree_of(d) for d in held_out]
     assert evaluate(list(zip(gold, with_first)))["UAS"] > evaluate(list(zip(gold, without)))["UAS"] - 2.0
+
+
+@pytest.mark.parametrize("system", ["2-planar", "swap"])
+def test_whitespace_is_attached_not_parsed(trained, system):
+    """Whitespace tokens are not words of the tree: each hangs on the word
+    before it (the word after it at a sentence's start) with the extra root
+    label, heads nothing, and is never the root; a text of whitespace alone
+    is one root."""
+    nlp = trained[system]
+    doc = nlp("  jah qaþ  du im .\nunte swa\n")
+    space = [t.i for t in doc if t.is_space]
+    assert len(space) >= 3 and doc[0].is_space
+    for i in space:
+        t = doc[i]
+        assert t.dep_ == "dep" and not list(t.children) and t.head.i != i
+        before = [w.i for w in doc[:i] if not w.is_space]
+        assert t.head.i == (before[-1] if before else next(w.i for w in doc[i:] if not w.is_space))
+    roots = [t for t in doc if t.head.i == t.i]
+    assert len(roots) == 1 and not roots[0].is_space
+    alone = nlp("\n\n")
+    assert [t.head.i for t in alone] == [0]

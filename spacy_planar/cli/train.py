@@ -176,7 +176,8 @@ def compare(
     a third, UAS over the long arcs (7+) of the most frequent kinds (gold label
     and side of the head). ``--labels conj,cc``: LAS over the gold arcs of
     each label; ``--touched T``: UAS / LAS over the gold words whose arcs the
-    tree transform T changes (Nilsson 2007, Experiment II)."""
+    tree transform T changes (Nilsson 2007, Experiment II). (Over 60
+    lines: a typer command, its options in its signature.)"""
     runs: Dict[str, List[Dict]] = {}
     try:
         check_transforms(touched)

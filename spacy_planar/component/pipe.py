@@ -3,13 +3,13 @@ transition systems (``systems/``), their oracles (``oracles/``), the driver
 loop (``driver.py``) and the model (``model/``); how it learns is in
 ``training.py``, its factory in ``factory.py``.
 
-Parsing: the Docs of a batch are cut into units (the sentences set by an
-earlier component, or else whole Docs), all units are parsed together on the
-batched core, each transition scoring every live state at once; the trees
-are decoded (arc-eager: ``deprojectivize``) and written to ``Token.head`` /
-``Token.dep_``, which also sets the sentence boundaries (one per root).
+Parsing (``parsing.py``): the Docs of a batch are cut into units (the
+sentences set by an earlier component, or else whole Docs), all units are
+parsed together on the batched core, each transition scoring every live
+state at once; the trees are decoded (arc-eager: ``deprojectivize``) and
+written to ``Token.head`` / ``Token.dep_``, which also sets the sentence
+boundaries (one per root).
 """
-import warnings
 from collections import Counter
 from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -17,7 +17,6 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import srsly
 from spacy import util
-from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
@@ -25,16 +24,14 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
 from .. import model as _model  # noqa: F401  (registers the architecture)
-from ..model.parser_model import one_blas_thread
 from ..doc_trees import set_trees
-from ..driver import batches, beam_parse, greedy_parse
-from ..errors import Errors, RepairWarning, UserError, unexpected
+from ..errors import Errors, UserError
 from ..pseudoproj import undecorate
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
-from ..systems.state import INT
-from ..transforms import check_transforms, clean_label, restore
-from ..trees import are_trees, first_sets, one_root
+from ..transforms import check_transforms, clean_label
+from ..trees import first_sets
+from .parsing import output_trees, parse_docs
 from .training import Span, Trainer, beam_loss, loss_towards, units
 
 
@@ -189,7 +186,8 @@ class PlanarParser(TrainablePipe):
         of ``beam_width`` beside its gold derivation (the static oracle's),
         and the loss adds the beam's global loss with early update
         (``driver.beam_train_run``) to the per-transition one (static or
-        exploring)."""
+        exploring). (Over 60 lines as one piece: the one tok2vec pass and its
+        backward pass span the static, exploring and beam parts.)"""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
@@ -252,113 +250,20 @@ class PlanarParser(TrainablePipe):
 
     # --- parsing -----------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> List[List[Tuple[Span, Tree]]]:
+        """The tree of every unit of ``docs`` (``parsing.parse_docs``)."""
         docs = list(docs)
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
-        out: List[List] = [[] for _ in docs]
         if not found:
-            return out
-        system = self.system
-        scorer = self.model.predict(docs)
-        space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
-        if space.any():  # the parse reads the other words only; whitespace is attached after it
-            scorer = scorer.restricted(np.flatnonzero(~space))
-        score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731
-        with one_blas_thread():
-            if not space.any():
-                self._parse_batches(system, score, docs, found, out)
-                return out
-            doc_start = np.cumsum([0] + [len(d) for d in docs])
-            compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
-            words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
-            parsed: List[List] = [[] for _ in docs]
-            units_read, tokens = [], {}
-            for (k, s, e), w in zip(found, words):
-                if len(w):
-                    row = int(compact[doc_start[k] + s + w[0]])
-                    units_read.append((k, row, row + len(w)))
-                    tokens[k, row] = s + w
-            self._parse_batches(system, score, docs, units_read, parsed, starts=np.zeros(len(docs), dtype=INT),
-                                tokens=tokens)
-            trees = iter(tree for doc_trees in parsed for _, tree in doc_trees)
-            for (k, s, e), w in zip(found, words):
-                out[k].append(((s, e), with_whitespace(next(trees) if len(w) else ([], []), w, e - s,
-                                                       self.cfg["extra_root_label"], self.cfg["root_label"])))
-        return out
-
-    def _parse_batches(self, system: TransitionSystem, score: Callable, docs: List[Doc], found: List,
-                       out: List, starts: Optional[np.ndarray] = None, tokens: Optional[Dict] = None) -> None:
-        """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
-        of similar length, their trees into ``out`` (one list per Doc); the
-        scorer's rows of a Doc's tokens begin at ``starts`` (default: the
-        Docs' tokens one after another). With ``tokens`` the units are rows
-        of the scorer, ``tokens[Doc, start]`` naming their tokens in the Doc."""
-        doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
-        width = self.cfg["beam_width"]
-        # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
-        use_tags = system.reads_tags and system.first is not None
-        has_pos = [use_tags and doc.has_annotation("POS") for doc in docs]
-        # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
-        for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):
-            group = [found[i] for i in idx]
-            lengths = [e - s for _, s, e in group]
-            offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
-            tags = None
-            if use_tags:  # "" where a Doc has no POS: restricts nothing
-                tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
-                        if has_pos[k] else [""] * (e - s) for k, s, e in group]
-            if width > 1:
-                trees = beam_parse(system, score, lengths, offsets, width, density=self.cfg["beam_density"],
-                                   merge=self.cfg["beam_merge"], finish=self.cfg["single_root"], tags=tags)
-            else:
-                trees = greedy_parse(system, score, lengths, offsets, finish=self.cfg["single_root"],
-                                     observer=self.observer, tags=tags)
-            for (k, s, e), tree in zip(group, trees):
-                out[k].append(((s, e), tree))
+            return [[] for _ in docs]
+        return parse_docs(self.system, self.model.predict(docs), self.model.ops, docs, found, self.cfg,
+                          self.observer)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        """Heads and labels of every unit (the units of a Doc tile it),
-        checked as trees all at once, then written Doc by Doc. With
-        ``single_root`` the systems build one root per unit by their moves;
-        a unit with more (never expected) is counted and reported
-        (``errors.unexpected``), and its extra roots attached by ``one_root``
-        so that the Doc stays valid."""
-        docs = list(docs)
-        all_heads: List[int] = []
-        all_labels: List[str] = []
-        lengths: List[int] = []
-        transforms = self.cfg.get("tree_transforms") or []
-        several = 0
-        for doc_units in predictions:
-            for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
-                if transforms:  # back to UD, the last transform first (after the system's decoding)
-                    heads, labels = restore(transforms, heads, labels)
-                if self.cfg["single_root"] and sum(1 for h in heads if h == 0) > 1:
-                    several += 1
-                    heads, labels = one_root(heads, labels, self.cfg["root_label"], self.cfg["extra_root_label"])
-                all_heads.extend(heads)
-                all_labels.extend(labels)
-                lengths.append(len(heads))
-        if not lengths:
-            return
-        self.repaired["extra roots"] += several
-        if several and self.system.one_root_by_moves:
-            unexpected(Errors.E090.format(name=self.name, count=several, units=len(lengths),
-                                          label=self.cfg["extra_root_label"]))
-        elif several:
-            warnings.warn(Errors.W090.format(name=self.name, system=self.system.name, count=several,
-                                             units=len(lengths), label=self.cfg["extra_root_label"]), RepairWarning)
-        heads = np.asarray(all_heads, dtype=np.int64)
-        bounds = np.cumsum([0] + lengths)
-        broken = np.flatnonzero(~are_trees(heads, lengths))
-        self.repaired["not trees"] += len(broken)
-        if len(broken):
-            unexpected(Errors.E091.format(name=self.name, count=len(broken), units=len(lengths),
-                                          label=self.cfg["extra_root_label"]))
-        for u in broken:
-            a, b = bounds[u], bounds[u + 1]
-            heads[a:b] = [0] + [1] * int(b - a - 1)
-            all_labels[a:b] = [self.cfg["root_label"]] + [self.cfg["extra_root_label"]] * int(b - a - 1)
-        set_trees(docs, heads, [undecorate(label) for label in all_labels], lengths)
+        """Heads and labels of every unit (``parsing.output_trees``: back to
+        UD, checked), written Doc by Doc."""
+        heads, labels, lengths = output_trees(predictions, self.system, self.cfg, self.name, self.repaired)
+        if lengths:
+            set_trees(list(docs), heads, labels, lengths)
 
     # --- serialization -------------------------------------------------------------
     def to_bytes(self, *, exclude=tuple()) -> bytes:
@@ -411,30 +316,6 @@ class PlanarParser(TrainablePipe):
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
         self.trainer.transforms = list(self.cfg.get("tree_transforms") or [])  # as the model was trained
         self._reset()
-
-
-def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_label: str) -> Tree:
-    """A unit's tree over all its ``n`` tokens from the parse of its
-    ``words`` (their positions, 0-based): every other token (whitespace) is
-    attached to the word before it, or the first word after it at the
-    start, with ``label``, never scored (spaCy's parser does the same); a
-    unit of whitespace only: its first token the root, the others under it."""
-    heads, labels = tree
-    if len(words) == n:
-        return heads, labels
-    if not len(words):
-        return [0] + [1] * (n - 1), [root_label] + [label] * (n - 1)
-    position = np.asarray(words) + 1  # 1-based
-    out_heads = [0] * n
-    out_labels = [label] * n
-    for j, (h, l) in enumerate(zip(heads, labels)):
-        out_heads[position[j] - 1] = int(position[h - 1]) if h > 0 else 0
-        out_labels[position[j] - 1] = l
-    before = np.searchsorted(position, np.arange(1, n + 1), side="left") - 1  # the word before each token
-    for i in set(range(1, n + 1)) - set(position.tolist()):
-        b = before[i - 1]
-        out_heads[i - 1] = int(position[b]) if b >= 0 else int(position[0])
-    return out_heads, out_labels
 
 
 def _add_grads(a, b):

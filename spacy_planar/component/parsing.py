@@ -1,0 +1,159 @@
+"""What the ``planar_parser`` component does at parse time, apart from the
+component: its units parsed in batches of similar length (greedy or with a
+beam), whitespace tokens set aside and attached after the parse, and the
+trees brought back to UD and checked before they are written."""
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+from spacy.attrs import IS_SPACE
+from spacy.tokens import Doc
+
+from ..driver import batches, beam_parse, greedy_parse
+from ..errors import Errors, RepairWarning, unexpected
+from ..model.parser_model import one_blas_thread
+from ..pseudoproj import undecorate
+from ..systems import TransitionSystem, Tree
+from ..systems.state import INT
+from ..transforms import restore
+from ..trees import are_trees, one_root
+
+Unit = Tuple[int, int, int]  # (Doc, start, end)
+
+
+def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], cfg: Dict,
+               observer: Optional[Callable] = None) -> List[List]:
+    """The trees of the units ``found`` of ``docs``, per Doc ((start, end),
+    tree), scored by ``scorer`` (the model's ``StateScorer`` over the Docs'
+    tokens) with the component's settings ``cfg``. Whitespace tokens are
+    not parsed (``with_whitespace``); the loop keeps BLAS on one thread."""
+    out: List[List] = [[] for _ in docs]
+    space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
+    if space.any():  # the parse reads the other words only
+        scorer = scorer.restricted(np.flatnonzero(~space))
+    score = lambda *x: ops.to_numpy(scorer(*x))  # noqa: E731
+    with one_blas_thread():
+        if not space.any():
+            parse_units(system, score, docs, found, out, cfg, observer)
+            return out
+        doc_start = np.cumsum([0] + [len(d) for d in docs])
+        compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
+        words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
+        parsed: List[List] = [[] for _ in docs]
+        units_read, tokens = [], {}
+        for (k, s, e), w in zip(found, words):
+            if len(w):
+                row = int(compact[doc_start[k] + s + w[0]])
+                units_read.append((k, row, row + len(w)))
+                tokens[k, row] = s + w
+        parse_units(system, score, docs, units_read, parsed, cfg, observer, starts=np.zeros(len(docs), dtype=INT),
+                    tokens=tokens)
+        trees = iter(tree for doc_trees in parsed for _, tree in doc_trees)
+        for (k, s, e), w in zip(found, words):
+            out[k].append(((s, e), with_whitespace(next(trees) if len(w) else ([], []), w, e - s,
+                                                   cfg["extra_root_label"], cfg["root_label"])))
+    return out
+
+
+def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], found: List[Unit], out: List,
+                cfg: Dict, observer: Optional[Callable] = None, starts: Optional[np.ndarray] = None,
+                tokens: Optional[Dict] = None) -> None:
+    """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
+    of similar length, their trees into ``out`` (one list per Doc); the
+    scorer's rows of a Doc's tokens begin at ``starts`` (default: the Docs'
+    tokens one after another). With ``tokens`` the units are rows of the
+    scorer, ``tokens[Doc, start]`` naming their tokens in the Doc."""
+    doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
+    width = cfg["beam_width"]
+    # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
+    use_tags = system.reads_tags and system.first is not None
+    has_pos = [use_tags and doc.has_annotation("POS") for doc in docs]
+    # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
+    for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):
+        group = [found[i] for i in idx]
+        lengths = [e - s for _, s, e in group]
+        offsets = np.array([doc_start[k] + s for k, s, _ in group], dtype=INT)
+        tags = None
+        if use_tags:  # "" where a Doc has no POS: restricts nothing
+            tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
+                    if has_pos[k] else [""] * (e - s) for k, s, e in group]
+        if width > 1:
+            trees = beam_parse(system, score, lengths, offsets, width, density=cfg["beam_density"],
+                               merge=cfg["beam_merge"], finish=cfg["single_root"], tags=tags)
+        else:
+            trees = greedy_parse(system, score, lengths, offsets, finish=cfg["single_root"], observer=observer,
+                                 tags=tags)
+        for (k, s, e), tree in zip(group, trees):
+            out[k].append(((s, e), tree))
+
+
+def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_label: str) -> Tree:
+    """A unit's tree over all its ``n`` tokens from the parse of its
+    ``words`` (their positions, 0-based): every other token (whitespace) is
+    attached to the word before it, or the first word after it at the
+    start, with ``label``, never scored (spaCy's parser does the same); a
+    unit of whitespace only: its first token the root, the others under it."""
+    heads, labels = tree
+    if len(words) == n:
+        return heads, labels
+    if not len(words):
+        return [0] + [1] * (n - 1), [root_label] + [label] * (n - 1)
+    position = np.asarray(words) + 1  # 1-based
+    out_heads = [0] * n
+    out_labels = [label] * n
+    for j, (h, l) in enumerate(zip(heads, labels)):
+        out_heads[position[j] - 1] = int(position[h - 1]) if h > 0 else 0
+        out_labels[position[j] - 1] = l
+    before = np.searchsorted(position, np.arange(1, n + 1), side="left") - 1  # the word before each token
+    for i in set(range(1, n + 1)) - set(position.tolist()):
+        b = before[i - 1]
+        out_heads[i - 1] = int(position[b]) if b >= 0 else int(position[0])
+    return out_heads, out_labels
+
+
+def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, name: str,
+                 repaired: Counter) -> Tuple[np.ndarray, List[str], List[int]]:
+    """The units' trees in UD terms, concatenated: (heads, labels, lengths).
+    Each is brought back through the tree transforms (the last first) and
+    checked. With ``single_root`` the systems build one root per unit by
+    their moves; a unit with more is counted in ``repaired`` and reported
+    (``errors.unexpected`` where the system promises one root, a
+    ``RepairWarning`` for the planar systems' tree constraint), its extra
+    roots attached by ``one_root`` so that the Doc stays valid; a unit that
+    is not a tree (never expected) becomes a flat one."""
+    all_heads: List[int] = []
+    all_labels: List[str] = []
+    lengths: List[int] = []
+    transforms = cfg.get("tree_transforms") or []
+    several = 0
+    for doc_units in predictions:
+        for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
+            if transforms:  # back to UD, the last transform first (after the system's decoding)
+                heads, labels = restore(transforms, heads, labels)
+            if cfg["single_root"] and sum(1 for h in heads if h == 0) > 1:
+                several += 1
+                heads, labels = one_root(heads, labels, cfg["root_label"], cfg["extra_root_label"])
+            all_heads.extend(heads)
+            all_labels.extend(labels)
+            lengths.append(len(heads))
+    repaired["extra roots"] += several
+    if several and system.one_root_by_moves:
+        unexpected(Errors.E090.format(name=name, count=several, units=len(lengths), label=cfg["extra_root_label"]))
+    elif several:
+        warnings.warn(Errors.W090.format(name=name, system=system.name, count=several, units=len(lengths),
+                                         label=cfg["extra_root_label"]), RepairWarning)
+    heads = np.asarray(all_heads, dtype=np.int64)
+    bounds = np.cumsum([0] + lengths)
+    broken = np.flatnonzero(~are_trees(heads, lengths)) if lengths else []
+    repaired["not trees"] += len(broken)
+    if len(broken):
+        unexpected(Errors.E091.format(name=name, count=len(broken), units=len(lengths),
+                                      label=cfg["extra_root_label"]))
+    for u in broken:
+        a, b = bounds[u], bounds[u + 1]
+        heads[a:b] = [0] + [1] * int(b - a - 1)
+        all_labels[a:b] = [cfg["root_label"]] + [cfg["extra_root_label"]] * int(b - a - 1)
+    return heads, [undecorate(label) for label in all_labels], lengths
