@@ -24,9 +24,9 @@ search of 3.1.3, with its back-off.
 """
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -208,62 +208,3 @@ def deprojectivize(heads: Sequence[int], labels: Sequence[str], encoding: str = 
             if progress:
                 break  # a relaxed success may repair paths for the strict search
     return [int(x) for x in h[1:]], [p.base for p in parsed[1:]]
-
-
-# --- Experiment 1 of Nivre & Nilsson (2005), section 4 --------------------------
-
-def transform_check(trees: Iterable[Tuple[Sequence[int], Sequence[str]]], encoding: str = "head+path",
-                    keep_failures: int = 0) -> Dict:
-    """Projectivize and deprojectivize gold trees; figures of Tables 3 and 4:
-    non-projective arcs and trees, lifts per arc, label sets before and after,
-    non-projective arcs whose head comes back exactly, LAS of the round trip.
-    ``keep_failures``: return up to that many unrestored arcs as examples."""
-    check_encoding(encoding)
-    res = Counter()
-    lift_hist = Counter()
-    before, after = set(), set()
-    failures = []
-    for heads, labels in trees:
-        heads = list(heads)
-        n = len(heads)
-        res["trees"] += 1
-        res["words"] += n
-        before.update(labels)
-        nonproj = nonprojective_arcs(heads)
-        res["nonprojective_arcs"] += int(nonproj.sum())
-        res["nonprojective_trees"] += int(nonproj.any())
-        if not nonproj.any():
-            after.update(labels)
-            res["roundtrip_correct"] += n
-            continue
-        p = projectivize(heads, labels, encoding)
-        after.update(p.labels)
-        for k in p.lifts:
-            if k:
-                lift_hist["1" if k == 1 else "2" if k == 2 else "3" if k == 3 else ">3"] += 1
-        h2, l2 = deprojectivize(p.heads, p.labels, encoding)
-        res["roundtrip_correct"] += sum(a == b and x == y for a, b, x, y in zip(h2, heads, l2, labels))
-        for d in np.flatnonzero(nonproj):
-            if h2[d] == heads[d]:
-                res["restored_arcs"] += 1
-            elif len(failures) < keep_failures:
-                failures.append({"heads": heads, "labels": list(labels), "word": int(d) + 1,
-                                 "gold_head": heads[d], "restored_head": h2[d], "lifts": p.lifts[d],
-                                 "projectivized_label": p.labels[d]})
-    words = res["words"]
-    out = {
-        "encoding": encoding,
-        "trees": res["trees"],
-        "words": words,
-        "nonprojective_arcs": res["nonprojective_arcs"],
-        "nonprojective_trees": res["nonprojective_trees"],
-        "lifts": {k: lift_hist[k] for k in ("1", "2", "3", ">3")},
-        "labels_before": len(before),
-        "labels_after": len(after),
-        "restored_arcs": res["restored_arcs"],
-        "restored_percent": 100.0 * res["restored_arcs"] / max(1, res["nonprojective_arcs"]),
-        "roundtrip_las": 100.0 * res["roundtrip_correct"] / max(1, words),
-    }
-    if keep_failures:
-        out["failures"] = failures
-    return out

@@ -49,7 +49,6 @@ transform to the first.
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
@@ -431,44 +430,3 @@ def found(name: str, heads: Sequence[int], labels: Sequence[str]) -> int:
     if name.startswith("coordination-ps"):
         return sum(any(base(labels[s - 1]) == "cc" for gap in co.separators for s in gap) for co in found_)
     return len(found_)
-
-
-# --- Experiment I of Nilsson (2007), section 4.2 --------------------------------------
-
-def transform_check(trees: Iterable[Tuple[Sequence[int], Sequence[str]]], name: str,
-                    keep_failures: int = 0) -> Dict:
-    """Transform gold trees and invert them (Table 4.4): the round trip's
-    attachment scores overall and on the arcs the transform touched (a
-    word whose head or label it changed), the structures found, and up to
-    ``keep_failures`` words that do not come back."""
-    forward, _ = TRANSFORMS[check_transforms([name])[0]]
-    res: Counter = Counter()
-    failures = []
-    for heads, labels in trees:
-        heads, labels = list(heads), list(labels)
-        res["trees"] += 1
-        res["words"] += len(heads)
-        res["found"] += found(name, heads, labels)
-        h1, l1 = forward(heads, labels)
-        h2, l2 = invert_transforms([name], h1, l1)
-        for d, (g, x, gl, xl) in enumerate(zip(heads, h2, labels, l2), 1):
-            touched = (h1[d - 1], l1[d - 1]) != (g, gl)
-            res["touched"] += touched
-            res["uas"] += g == x
-            res["las"] += g == x and gl == xl
-            res["touched_uas"] += touched and g == x
-            res["touched_las"] += touched and g == x and gl == xl
-            if (g, gl) != (x, xl) and len(failures) < keep_failures:
-                failures.append({"heads": heads, "labels": labels, "word": d, "gold": [g, gl],
-                                 "transformed": [h1[d - 1], l1[d - 1]], "restored": [x, xl]})
-    words, touched = max(res["words"], 1), max(res["touched"], 1)
-    out = {"transform": name, "trees": res["trees"], "words": res["words"], "found": res["found"],
-           "touched_arcs": res["touched"],
-           "touched_percent": 100.0 * res["touched"] / words,
-           "roundtrip_uas": 100.0 * res["uas"] / words, "roundtrip_las": 100.0 * res["las"] / words,
-           # none touched (a treebank without the structure): nothing to score
-           "touched_uas": 100.0 * res["touched_uas"] / touched if res["touched"] else None,
-           "touched_las": 100.0 * res["touched_las"] / touched if res["touched"] else None}
-    if keep_failures:
-        out["failures"] = failures
-    return out

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
+from spacy_planar.experiments import tree_transform_check
 from spacy_planar.transforms import (TRANSFORMS, apply_transforms, clean_label, find_coordinations,
-                                     invert_transforms, restore, transform_check)
+                                     invert_transforms, restore)
 from spacy_planar.trees import is_projective, tree_error
 from strategies import trees, ud_trees
 
@@ -110,7 +111,7 @@ def test_experiment_one(name):
     99.9% of all attachments and 99% of those it touched."""
     trees = [(s.heads, s.deprels) for s in read_conllu(treebank(name)) if s.heads is not None]
     for transform in TRANSFORMS:
-        res = transform_check(trees, transform)
+        res = tree_transform_check(trees, transform)
         assert res["roundtrip_las"] >= 99.9, res
         if res["touched_arcs"]:
             assert res["touched_las"] >= 99.0, res

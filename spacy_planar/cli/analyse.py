@@ -12,9 +12,9 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..driver import oracle_check
-from ..pseudoproj import ENCODINGS, transform_check
+from ..experiments import projectivization_check, tree_transform_check
+from ..pseudoproj import ENCODINGS
 from ..transforms import TRANSFORMS
-from ..transforms import transform_check as tree_transform_check
 from ..systems import SYSTEMS, system_for_trees
 from ..systems.base import PseudoProjective
 from ..trees import analyse
@@ -95,7 +95,7 @@ def transform_check_cmd(
         _tree_transform_check(path, list(TRANSFORMS) if transforms == ["all"] else transforms, as_json, failures)
         return
     try:
-        res = transform_check(trees_of(path), encoding, keep_failures=failures)
+        res = projectivization_check(trees_of(path), encoding, keep_failures=failures)
     except USER_ERRORS as e:
         fail(str(e))
     res = {"file": str(path), **res}

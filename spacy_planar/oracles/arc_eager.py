@@ -36,16 +36,7 @@ class ArcEagerOracle(Oracle):
     system_class = ArcEager
 
     def static(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
-        s0, b0 = st.s(0), st.b(0)
-        both = (s0 >= 0) & (b0 >= 0)
-        left = both & (st.at(self.heads, s0) == b0)
-        right = both & (st.at(self.heads, b0) == s0)
-        pending, _ = self.links_to(st, b0)
-        x = np.arange(st.T)[None, :]
-        reduce = both & (st.at(st.heads, s0) >= 0) & (pending & (x < s0[:, None])).any(axis=1)
-        moves = np.select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
-        labels = np.select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
-        return moves, labels
+        return self.link_or_reduce(st, arcs_on_headless=False, reduce_needs_head=True)
 
     def costs(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         """The exact dynamic oracle of the module docstring (-1 labels where

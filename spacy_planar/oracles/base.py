@@ -20,7 +20,7 @@ from typing import ClassVar, Sequence, Tuple
 import numpy as np
 
 from ..systems.base import TransitionSystem
-from ..systems.state import INT, States
+from ..systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, States
 
 # the dynamic oracles' extra cost of a move the static oracle would not make
 # (less than a link), so that ties go the static oracle's way
@@ -105,6 +105,31 @@ class Oracle:
         words; 2-planar: its planes), which training with exploration then
         takes from the oracle rather than from the model. No row by default."""
         return np.zeros(st.B, dtype=bool)
+
+    def link_or_reduce(self, st: States, arcs_on_headless: bool, reduce_needs_head: bool
+                       ) -> Tuple[np.ndarray, np.ndarray]:
+        """The static oracle that arc-eager and planar share (the planar one
+        of Gómez-Rodríguez & Nivre 2010, section 4.3; arc-eager's as in Nivre
+        & Nilsson 2005): LEFT-ARC if b0 -> s0 is gold, RIGHT-ARC if s0 -> b0,
+        REDUCE if b0 has a gold link still to build with a word left of s0,
+        SHIFT otherwise. ``arcs_on_headless``: an arc only onto a word
+        without a head (planar arcs leave their words in place);
+        ``reduce_needs_head``: REDUCE only a word with its head (arc-eager)."""
+        s0, b0 = st.s(0), st.b(0)
+        both = (s0 >= 0) & (b0 >= 0)
+        left = both & (st.at(self.heads, s0) == b0)
+        right = both & (st.at(self.heads, b0) == s0)
+        if arcs_on_headless:
+            left &= st.at(st.heads, s0) < 0
+            right &= st.at(st.heads, b0) < 0
+        pending, _ = self.links_to(st, b0)
+        x = np.arange(st.T)[None, :]
+        reduce = both & (pending & (x < s0[:, None])).any(axis=1)
+        if reduce_needs_head:
+            reduce &= st.at(st.heads, s0) >= 0
+        moves = np.select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
+        labels = np.select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
+        return moves, labels
 
     def links_to(self, st: States, j: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """The gold links still to build between j[b] and words x < j[b]:

@@ -17,7 +17,7 @@ from typing import Tuple
 import numpy as np
 
 from ..systems.planar import Planar
-from ..systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, States
+from ..systems.state import INT, LEFT, RIGHT, SWITCH, States
 from . import _link_costs
 from .base import PREFER, Oracle
 
@@ -28,16 +28,7 @@ class PlanarOracle(Oracle):
     pairs = np.zeros((0, 3), dtype=INT)
 
     def static(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
-        s0, b0 = st.s(0), st.b(0)
-        both = (s0 >= 0) & (b0 >= 0)
-        left = both & (st.at(self.heads, s0) == b0) & (st.at(st.heads, s0) < 0)
-        right = both & (st.at(self.heads, b0) == s0) & (st.at(st.heads, b0) < 0)
-        pending, _ = self.links_to(st, b0)
-        x = np.arange(st.T)[None, :]
-        reduce = both & (pending & (x < s0[:, None])).any(axis=1)
-        moves = np.select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
-        labels = np.select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
-        return moves, labels
+        return self.link_or_reduce(st, arcs_on_headless=True, reduce_needs_head=False)
 
     def costs(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         """An approximate dynamic oracle (``link_costs``)."""
