@@ -187,7 +187,15 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
         else:
             assert g == s
     r = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
-    assert r.exit_code == 0 and 0 <= json.loads(r.output)["UAS"] <= 100
+    assert r.exit_code == 0, r.output
+    # evaluate's UAS and LAS are the share of words whose head (and label) the system file has right
+    words = [(g.split("\t"), x.split("\t")) for g, x in zip(gold.read_text(encoding="utf-8").split("\n"),
+                                                           system.read_text(encoding="utf-8").split("\n"))
+             if g.split("\t")[0].isdigit()]
+    uas = 100.0 * sum(g[6] == x[6] for g, x in words) / len(words)
+    las = 100.0 * sum(g[6] == x[6] and g[7] == x[7] for g, x in words) / len(words)
+    scored = json.loads(r.output)
+    assert abs(scored["UAS"] - uas) < 0.01 and abs(scored["LAS"] - las) < 0.01
     r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1"])
     assert r.exit_code == 0 and "| swap |" in r.output
     row = next(line for line in r.output.splitlines() if line.startswith("| swap |"))
@@ -241,7 +249,9 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
                             "-r", "1", "--busy", "1", "--json"])
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output[r.output.index("{"):])["b"]["ratio"] > 0
+    speeds = json.loads(r.output[r.output.index("{"):])
+    assert speeds["a"]["words"] == speeds["b"]["words"] == len(words)  # every word of the file, each time
+    assert abs(speeds["b"]["ratio"] - speeds["b"]["words_per_s"] / speeds["a"]["words_per_s"]) < 1e-9
     # a beam for one NAME: the same model under two names, one parsing with a beam of 4
     r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
                             "-r", "1", "--beam", "b=4", "--json"])
