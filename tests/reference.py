@@ -149,14 +149,15 @@ def constrain_moves(st, valid):
     row by row (the rules of spacy_planar.systems.planar's docstring)."""
     for b in range(st.B):
         bp, out = int(st.bp[b]), int(st.roots_out[b])
-        if bp > 1 and out == 0:
+        two = st.stack.shape[1] == 2
+        if bp > 1 and out == 0 and not two:
             continue
         a = int(st.active[b])
         s0, b0 = _top(st, b, a), (int(st.buf[b, bp - 1]) if bp else -1)
         unshifted = b0 >= 0 and bool(st.unshifted[b, b0])
         if s0 >= 0 and bp and st.heads[b, s0] < 0:
             # one word at most leaves the stacks headless while β is not empty
-            if (s0 != b0) if unshifted else (out > 0 and not _on_inactive(st, b, s0)):
+            if (s0 != b0) if unshifted else ((out > 0 or two) and not _on_inactive(st, b, s0)):
                 valid[b, REDUCE] = False
         if (unshifted and s0 >= 0 and st.heads[b, s0] >= 0 and st.comp[b, s0] != st.comp[b, b0]
                 and st.n[b] - st.n_arcs[b] >= 2):
@@ -165,7 +166,16 @@ def constrain_moves(st, valid):
                 valid[b, REDUCE] = False
         if st.stack.shape[1] == 2:
             top = _top(st, b, 1 - a)
-            valid[b, SWITCH] &= (top >= 0 and top == b0) if unshifted else (bp > 0 or top >= 0)
+
+            def reaches(s):  # a word outside b0's tree on stack s
+                return any(st.comp[b, w] != st.comp[b, b0] for w in st.stack[b, s, :st.sp[b, s]].tolist())
+
+            if unshifted:
+                ok = top >= 0 and (top == b0 or (st.n[b] - st.n_arcs[b] >= 2 and not reaches(a)
+                                                  and reaches(1 - a)))
+            else:
+                ok = bp > 0 or top >= 0
+            valid[b, SWITCH] &= ok
         else:
             valid[b, SWITCH] = False
         if unshifted and not (s0 < 0 and not valid[b, SWITCH]):

@@ -169,10 +169,11 @@ def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, n
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(["arc-eager", "swap", "top-down"]))
+       st.sampled_from(["arc-eager", "swap", "top-down", "2-planar"]))
 def test_single_root_is_a_rule_of_the_moves(lengths, seed, name):
     """Under ``finish`` (the component's single_root), arc-eager (UNSHIFT),
-    swap (the root's arc last) and top-down (by construction) end every
+    swap (the root's arc last), top-down (by construction) and 2-planar (its
+    tree constraint: no word leaves both stacks headless early) end every
     random walk over valid moves in a tree with exactly one root, labelled
     with the root label, within the bound and never stuck."""
     system = make_system(name, ["a", "b"])

@@ -59,19 +59,20 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
     cdef int64_t a, s0, b0, top
     cdef bint uns, ok, last
     for b in range(B):
-        if bp[b] > 1 and roots_out[b] == 0:
+        if bp[b] > 1 and roots_out[b] == 0 and not two:
             continue
         a = active[b]
         s0 = _top(stack, sp, b, a)
         b0 = buf[b, bp[b] - 1] if bp[b] > 0 else -1
         uns = b0 >= 0 and unshifted[b, b0]
-        # while β is not empty, one word at most leaves the stacks without a
-        # head; with an unshifted b0, a headless s0 can be linked to it instead
+        # while β is not empty, one word at most leaves the stacks without a head (planar), none
+        # (2-planar: the root can stay on the other stack); with an unshifted b0, a headless s0 can be
+        # linked to it instead
         if s0 >= 0 and bp[b] > 0 and info[b, s0, HEAD] < 0:
             if uns:
                 ok = s0 == b0
             else:
-                ok = roots_out[b] == 0 or _on_inactive(stack, sp, active, b, s0)
+                ok = (roots_out[b] == 0 and not two) or _on_inactive(stack, sp, active, b, s0)
             if not ok:
                 valid[b, REDUCE] = 0
         # an unshifted b0 that needs a head (another root is left) may not pass
@@ -84,15 +85,31 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
                     break
             if last:
                 valid[b, REDUCE] = 0
-        if two:  # SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top
+        if two:  # SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top, or to
+            # one with a word that could head it when the active stack has none left (``_reaches``)
             top = _top(stack, sp, b, 1 - a)
-            if not ((top >= 0 and top == b0) if uns else (bp[b] > 0 or top >= 0)):
+            if uns:
+                ok = top >= 0 and (top == b0 or (n[b] - n_arcs[b] >= 2 and not _reaches(stack, sp, comp, b, a, b0)
+                                                  and _reaches(stack, sp, comp, b, 1 - a, b0)))
+            else:
+                ok = bp[b] > 0 or top >= 0
+            if not ok:
                 valid[b, SWITCH] = 0
         else:
             valid[b, SWITCH] = 0
         # an unshifted word leaves β by getting a head, or headless when no stack can give it one
         if uns and not (s0 < 0 and not valid[b, SWITCH]):
             valid[b, SHIFT] = 0
+
+
+cdef bint _reaches(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,
+                   Py_ssize_t b, Py_ssize_t s, int64_t w):
+    """Whether stack s of row b holds a word outside w's tree (one that could head w)."""
+    cdef Py_ssize_t k
+    for k in range(sp[b, s]):
+        if comp[b, stack[b, s, k]] != comp[b, w]:
+            return True
+    return False
 
 
 def leave_headless(const int64_t[::1] idx, const int64_t[::1] moves, const int64_t[:, :, ::1] stack,

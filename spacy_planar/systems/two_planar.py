@@ -17,7 +17,11 @@ so at most 8n transitions. The tree constraint of ``Planar`` applies to the
 active stack: an unshifted word is linked on the stack it came from, or
 after SWITCH on the other one if it is on top there (where it is then reduced,
 so that the words below it can be linked to it without crossing); with β
-empty, SWITCH only goes to a non-empty stack. At most n more SHIFTs: 10n.
+empty, SWITCH only goes to a non-empty stack. Two rules make a single root a rule of the moves
+here: while β is not empty no word leaves both stacks without a head (the root can stay on the
+other stack while links cover it on this one), and an unshifted word whose active stack holds no
+word outside its own tree may SWITCH to the other stack where that one does. Every headless word
+is then on a stack at the end, within reach. At most n more SHIFTs: 10n.
 
 Oracles: ``oracles/two_planar.py`` (section 5.1, with the planes assigned
 incrementally as in section 5.2).
@@ -31,6 +35,7 @@ from .state import FEATURES_2STACK, LEFT, REDUCE, RIGHT, SHIFT, SWITCH
 
 class TwoPlanar(Planar):
     name = "2-planar"
+    one_root_by_moves = True  # no word leaves both stacks headless early; an unshifted word reaches the other
     moves = (SHIFT, REDUCE, LEFT, RIGHT, SWITCH)
     n_stacks = 2
     features = FEATURES_2STACK
