@@ -80,13 +80,16 @@ def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys)
     from spacy_planar import cli
     from spacy_planar.cli import analyse
 
+    def run(path):  # `spacy-planar stats PATH` through main(): (exit status, stderr)
+        monkeypatch.setattr(sys, "argv", ["spacy-planar", "stats", str(path)])
+        with pytest.raises(SystemExit) as e:
+            cli.main()
+        return e.value.code, capsys.readouterr().err
+
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tx\n", encoding="utf-8")
-    monkeypatch.setattr(sys, "argv", ["spacy-planar", "stats", str(bad)])
-    with pytest.raises(SystemExit) as e:
-        cli.main()
-    err = capsys.readouterr().err
-    assert e.value.code == 1 and f"{bad}:1: [E002]" in err and "Traceback" not in err
+    code, err = run(bad)
+    assert code == 1 and f"{bad}:1: [E002]" in err and "Traceback" not in err
 
     def broken(*args, **kwargs):
         raise ValueError("an internal error, not the user's")
@@ -94,8 +97,5 @@ def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys)
     monkeypatch.setattr(analyse, "stats_of", broken)
     good = tmp_path / "good.conllu"
     good.write_text("1\tx\t_\tX\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
-    monkeypatch.setattr(sys, "argv", ["spacy-planar", "stats", str(good)])
-    with pytest.raises(SystemExit) as e:
-        cli.main()
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and "Traceback" in err and "an internal error, not the user's" in err
+    code, err = run(good)
+    assert code == 2 and "Traceback" in err and "an internal error, not the user's" in err

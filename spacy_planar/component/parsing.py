@@ -32,11 +32,12 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
     not parsed (``with_whitespace``); the loop keeps BLAS on one thread."""
     out: List[List] = [[] for _ in docs]
     space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
-    if space.any():  # the parse reads the other words only
+    spaced = bool(space.any())
+    if spaced:  # the parse reads the other words only
         scorer = scorer.restricted(np.flatnonzero(~space))
     score = lambda *x: ops.to_numpy(scorer(*x))  # noqa: E731
     with one_blas_thread():
-        if not space.any():
+        if not spaced:
             parse_units(system, score, docs, found, out, cfg, observer)
             return out
         doc_start = np.cumsum([0] + [len(d) for d in docs])

@@ -55,9 +55,9 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
     """Clear the moves of valid [B, 6] that the tree constraint forbids (the
     rules are in ``Planar``'s docstring): only rows near the end of β or
     with a word gone headless are concerned."""
-    cdef Py_ssize_t b, k, B = valid.shape[0], two = stack.shape[1] == 2
+    cdef Py_ssize_t b, B = valid.shape[0], two = stack.shape[1] == 2
     cdef int64_t a, s0, b0, top
-    cdef bint uns, ok, last
+    cdef bint uns, ok
     for b in range(B):
         if bp[b] > 1 and roots_out[b] == 0 and not two:
             continue
@@ -77,20 +77,15 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
                 valid[b, REDUCE] = 0
         # an unshifted b0 that needs a head (another root is left) may not pass
         # over the last word of the active stack that could give it one
-        if uns and s0 >= 0 and info[b, s0, HEAD] >= 0 and comp[b, s0] != comp[b, b0] and n[b] - n_arcs[b] >= 2:
-            last = True
-            for k in range(sp[b, a] - 1):
-                if comp[b, stack[b, a, k]] != comp[b, b0]:
-                    last = False
-                    break
-            if last:
-                valid[b, REDUCE] = 0
+        if (uns and s0 >= 0 and info[b, s0, HEAD] >= 0 and comp[b, s0] != comp[b, b0] and n[b] - n_arcs[b] >= 2
+                and not _reaches(stack, sp, comp, b, a, b0, sp[b, a] - 1)):
+            valid[b, REDUCE] = 0
         if two:  # SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top, or to
             # one with a word that could head it when the active stack has none left (``_reaches``)
             top = _top(stack, sp, b, 1 - a)
             if uns:
-                ok = top >= 0 and (top == b0 or (n[b] - n_arcs[b] >= 2 and not _reaches(stack, sp, comp, b, a, b0)
-                                                  and _reaches(stack, sp, comp, b, 1 - a, b0)))
+                ok = top >= 0 and (top == b0 or (n[b] - n_arcs[b] >= 2 and not _reaches(stack, sp, comp, b, a, b0, sp[b, a])
+                                                  and _reaches(stack, sp, comp, b, 1 - a, b0, sp[b, 1 - a])))
             else:
                 ok = bp[b] > 0 or top >= 0
             if not ok:
@@ -103,10 +98,11 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
 
 
 cdef bint _reaches(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,
-                   Py_ssize_t b, Py_ssize_t s, int64_t w):
-    """Whether stack s of row b holds a word outside w's tree (one that could head w)."""
+                   Py_ssize_t b, Py_ssize_t s, int64_t w, Py_ssize_t depth):
+    """Whether the ``depth`` bottom words of stack s of row b hold one outside
+    w's tree (one that could head w)."""
     cdef Py_ssize_t k
-    for k in range(sp[b, s]):
+    for k in range(depth):
         if comp[b, stack[b, s, k]] != comp[b, w]:
             return True
     return False
