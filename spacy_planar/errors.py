@@ -68,9 +68,6 @@ class Errors:
     # never expected (``unexpected``): an error in tests and with SPACY_PLANAR_DEBUG=1, else a warning
     E090 = ("[E090] {name}: {count} of {units} parsed sentences had more than one root; the extra roots were "
             "attached to the root of the largest tree with '{label}'")
-    W090 = ("[W090] {name}: the {system} system's tree constraint left {count} of {units} parsed sentences with "
-            "more than one root (it cannot promise one); the extra roots were attached to the root of the "
-            "largest tree with '{label}'")
     E091 = ("[E091] {name}: {count} of {units} parsed sentences were not trees; each was replaced by a flat tree "
             "(its first word the root, the others attached to it with '{label}')")
     E092 = "[E092] {system}: {count} of {states} states had no valid action before they were final"
@@ -93,10 +90,6 @@ class UnexpectedWarning(UserWarning):
 def debugging() -> bool:
     """Whether what is never expected raises (``SPACY_PLANAR_DEBUG=1``; the tests set it)."""
     return os.environ.get("SPACY_PLANAR_DEBUG", "") not in ("", "0")
-
-
-class RepairWarning(UserWarning):
-    """The parser's output was repaired where its system cannot promise what the option asks."""
 
 
 def unexpected(message: str) -> None:

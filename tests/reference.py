@@ -150,15 +150,38 @@ def constrain_moves(st, valid):
     for b in range(st.B):
         bp, out = int(st.bp[b]), int(st.roots_out[b])
         two = st.stack.shape[1] == 2
-        if bp > 1 and out == 0 and not two:
-            continue
         a = int(st.active[b])
         s0, b0 = _top(st, b, a), (int(st.buf[b, bp - 1]) if bp else -1)
+        if bp > 1 and out == 0 and not two and (s0 < 0 or st.heads[b, s0] >= 0):
+            continue
         unshifted = b0 >= 0 and bool(st.unshifted[b, b0])
+        remaining = st.stack[b, a, :st.sp[b, a]].tolist() + ([b0] if bp else [])
+
+        def tree_stays():  # a word of s0's tree next to it once s0 is reduced
+            return any(st.comp[b, w] == st.comp[b, s0] for w in remaining if w != s0)
+
+        def root_gone(w):  # w's tree is the one whose root has left the stack and β
+            return int(st.comp[b, w]) not in remaining
+
         if s0 >= 0 and bp and st.heads[b, s0] < 0:
             # one word at most leaves the stacks headless while β is not empty
-            if (s0 != b0) if unshifted else ((out > 0 or two) and not _on_inactive(st, b, s0)):
+            if unshifted:
+                ok = s0 == b0
+            elif two:
+                ok = _on_inactive(st, b, s0)
+            else:  # planar: the root, while its tree keeps a word and β's last word can still join it
+                ok = out == 0 and tree_stays() and (bp > 1 or st.comp[b, b0] == st.comp[b, s0]
+                                                    or st.heads[b, b0] < 0)
+            if not ok:
                 valid[b, REDUCE] = False
+        if not two and not unshifted and out > 0 and bp:
+            if s0 >= 0 and st.heads[b, s0] >= 0 and not tree_stays():
+                valid[b, REDUCE] = False
+            if bp == 1:
+                if s0 >= 0 and not root_gone(s0):
+                    valid[b, RIGHT] = False
+                if not root_gone(remaining[0]):
+                    valid[b, SHIFT] = False
         if (unshifted and s0 >= 0 and st.heads[b, s0] >= 0 and st.comp[b, s0] != st.comp[b, b0]
                 and st.n[b] - st.n_arcs[b] >= 2):
             below = st.stack[b, a, :st.sp[b, a] - 1].tolist()

@@ -155,13 +155,15 @@ def test_random_valid_actions_give_promised_trees(lengths, seed, name):
        st.sampled_from(["planar", "2-planar"]))
 def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, name):
     """Under the tree constraint (UNSHIFT at the end), random valid actions
-    still give planar / 2-planar trees within the bound, never stuck."""
+    still give planar trees (planar) within the bound, never stuck; 2-planar's
+    are trees, and 2-planar but for the rare rescue SWITCH
+    (``test_two_planar_rescue_switch_is_rare``)."""
     system = make_system(name, ["a", "b"])
     states, steps = random_run(system, lengths, np.random.default_rng(seed), finish=True)
     assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
     for b, (heads, labels) in enumerate(states.trees(system.root_id)):
         assert tree_error(heads) is None
-        assert PROMISE[name](heads)
+        assert PROMISE[name](heads) or name == "2-planar"
         # bookkeeping: the roots are the words gone headless and those left on the stacks
         on_stacks = {int(w) for s in range(states.stack.shape[1]) for w in states.stack[b, s, :states.sp[b, s]]}
         assert sum(1 for h in heads if h == 0) == states.roots_out[b] + sum(1 for w in on_stacks if heads[w - 1] == 0)
@@ -169,46 +171,65 @@ def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, n
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(["arc-eager", "swap", "top-down", "2-planar"]))
+       st.sampled_from(["arc-eager", "swap", "top-down", "planar", "2-planar"]))
 def test_single_root_is_a_rule_of_the_moves(lengths, seed, name):
     """Under ``finish`` (the component's single_root), arc-eager (UNSHIFT),
-    swap (the root's arc last), top-down (by construction) and 2-planar (its
-    tree constraint: no word leaves both stacks headless early) end every
-    random walk over valid moves in a tree with exactly one root, labelled
-    with the root label, within the bound and never stuck."""
+    swap (the root's arc last), top-down (by construction), planar and
+    2-planar (their tree constraints) end every random walk over valid moves
+    in a tree with exactly one root, labelled with the root label, within the
+    bound and never stuck (2-planar's rare third plane: above)."""
     system = make_system(name, ["a", "b"])
     states, steps = random_run(system, lengths, np.random.default_rng(seed), finish=True)
     assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
     for heads, labels in system.output_trees(states):
         assert tree_error(heads) is None
-        assert PROMISE[name](heads)
+        assert PROMISE[name](heads) or name == "2-planar"
         assert [labels[w] for w, h in enumerate(heads) if h == 0] == ["root"]
 
 
-@pytest.mark.parametrize("name,kw", VARIANTS[:1] + VARIANTS[3:])
+@pytest.mark.parametrize("name,kw", VARIANTS[:2] + VARIANTS[3:])
 def test_static_oracle_is_valid_under_single_root(name, kw):
     """The single-root rule never forbids a move of the static oracle on a
-    gold tree with one root: under ``finish`` it derives the same trees."""
+    gold tree with one root: under ``finish`` it derives the same trees
+    (planar: on the planar ones, 9 of them not projective)."""
     trees = gold_trees("got_proiel", every=7)
     system = system_for_trees(name, trees, **kw)
+    trees = [t for t in trees if name != "planar" or system.covers(*t)]
     prepared = [system.prepare_tree(h, l) for h, l in trees]
     free = oracle_run(system, prepared)
     bound = oracle_run(system, prepared, finish=True)
     assert bound.trees == free.trees and bound.moves == free.moves
 
 
+def test_two_planar_rescue_switch_is_rare():
+    """2-planar's tree constraint lets an unshifted word whose stack holds
+    nothing outside its tree SWITCH to the other stack (one root by the
+    moves); its link there may cross a link of that plane (a third plane).
+    On 3,000 random walks of 8-20 words that happens below 0.5% of the time
+    (6 of the 3,000 with seed 0), and never without the constraint."""
+    system = make_system("2-planar", ["a", "b"])
+    lengths = [8, 12, 20] * 1000
+    for finish in (False, True):
+        states, _ = random_run(system, lengths, np.random.default_rng(0), finish=finish)
+        three = sum(min_planes(heads) > 2 for heads, _ in system.output_trees(states))
+        assert three == 0 if not finish else 0 < three < 0.005 * len(lengths)
+
+
 @pytest.mark.parametrize("name", ["planar", "2-planar"])
-def test_tree_constraint_reduces_roots(name):
+def test_tree_constraint_leaves_one_root_and_non_projective_trees(name):
+    """Random walks build forests (several roots); under the tree constraint
+    every tree has one root as the moves left it (``States.trees``, before
+    any guard) and many are still not projective: the root may be covered."""
     system = make_system(name, ["a", "b"])
     lengths = [5, 12, 20, 30] * 50
-    roots = []
+    roots, nonproj = [], []
     for finish in (False, True):
         states, _ = random_run(system, lengths, np.random.default_rng(7), finish=finish)
-        roots.append(np.mean([sum(1 for h in heads if h == 0) for heads, _ in states.trees(system.root_id)]))
-    forest, constrained = roots
-    # random moves: the word reduced headless early is rarely one that every
-    # other word can still be attached to; a trained parser leaves far fewer
-    assert forest > 3 and constrained < 1.8
+        trees = list(states.trees(system.root_id))
+        roots.append(np.mean([sum(1 for h in heads if h == 0) for heads, _ in trees]))
+        nonproj.append(np.mean([not is_projective(heads) for heads, _ in trees if tree_error(heads) is None]))
+    assert roots[0] > 3 and roots[1] == 1.0
+    assert nonproj[1] > 0.2
 
 
 @settings(max_examples=30, deadline=None)

@@ -4,7 +4,6 @@ beam), whitespace tokens set aside and attached after the parse, and the
 trees brought back to UD and checked before they are written."""
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -13,7 +12,7 @@ from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 from ..driver import batches, beam_parse, greedy_parse
-from ..errors import Errors, RepairWarning, unexpected
+from ..errors import Errors, unexpected
 from ..model.parser_model import one_blas_thread
 from ..pseudoproj import undecorate
 from ..systems import TransitionSystem, Tree
@@ -119,12 +118,11 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
                  repaired: Counter) -> Tuple[np.ndarray, List[str], List[int]]:
     """The units' trees in UD terms, concatenated: (heads, labels, lengths).
     Each is brought back through the tree transforms (the last first) and
-    checked. With ``single_root`` the systems build one root per unit by
-    their moves; a unit with more is counted in ``repaired`` and reported
-    (``errors.unexpected`` where the system promises one root, a
-    ``RepairWarning`` for the planar systems' tree constraint), its extra
-    roots attached by ``one_root`` so that the Doc stays valid; a unit that
-    is not a tree (never expected) becomes a flat one."""
+    checked. With ``single_root`` every system builds one root per unit by
+    its moves; a unit with more (never expected) is counted in ``repaired``
+    and reported (``errors.unexpected``), its extra roots attached by
+    ``one_root`` so that the Doc stays valid; a unit that is not a tree
+    (never expected) becomes a flat one."""
     all_heads: List[int] = []
     all_labels: List[str] = []
     lengths: List[int] = []
@@ -141,11 +139,8 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
             all_labels.extend(labels)
             lengths.append(len(heads))
     repaired["extra roots"] += several
-    if several and system.one_root_by_moves:
+    if several:
         unexpected(Errors.E090.format(name=name, count=several, units=len(lengths), label=cfg["extra_root_label"]))
-    elif several:
-        warnings.warn(Errors.W090.format(name=name, system=system.name, count=several, units=len(lengths),
-                                         label=cfg["extra_root_label"]), RepairWarning)
     heads = np.asarray(all_heads, dtype=np.int64)
     bounds = np.cumsum([0] + lengths)
     broken = np.flatnonzero(~are_trees(heads, lengths)) if lengths else []

@@ -64,3 +64,75 @@ def hidden(const float[:, ::1] table, Py_ssize_t n_slots, const float[::1] bias,
     finally:
         free(acc)
     return out
+
+
+cdef inline Py_ssize_t _magnitude(int64_t d) noexcept nogil:
+    """The bucket of |d| over the edges 1, 2, 3, 4, 6, 9, 14, 19
+    (``parser_model.DIST_EDGES``): 0 .. 8."""
+    if d < 0:
+        d = -d
+    if d <= 4:
+        return d - 1 if d > 0 else 0
+    if d <= 6:
+        return 4
+    if d <= 9:
+        return 5
+    if d <= 14:
+        return 6
+    if d <= 19:
+        return 7
+    return 8
+
+
+def pred_scores(const float[:, ::1] scores, const float[:, ::1] P, const float[:, ::1] H,
+                const float[:, ::1] S, const float[:, ::1] C, const float[:, ::1] Edh, const float[:, ::1] Edi,
+                const float[::1] w, const float[::1] dist_h, const float[::1] dist_i, const int64_t[:, ::1] arcs):
+    """The scores of the table's actions and PRED(k) of each state on the CPU
+    (``parser_model.pred_scores`` without its backward pass and without
+    arrays [states, T] of buckets and candidates): ``scores`` [states, A],
+    its last column PRED's; ``P`` [states, nA] the state's part (Wq times
+    the hidden layer); the tables and rows ``arcs`` as there. Returns
+    [states, A - 1 + T]: the table's scores, then PRED's plus the arc score
+    of each k < T (the distance weights only outside the state's range)."""
+    cdef Py_ssize_t B = arcs.shape[0], A = scores.shape[1], nA = P.shape[1], N = C.shape[0]
+    cdef Py_ssize_t T = 1, b, k, j, bh, bi, nd = dist_h.shape[0]
+    cdef int64_t word, h, s, lo, hi, d
+    for b in range(B):
+        if arcs[b, 3] - arcs[b, 2] + 2 > T:
+            T = arcs[b, 3] - arcs[b, 2] + 2
+    out = np.empty((B, A - 1 + T), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    cdef float* base = <float*>malloc(nA * sizeof(float))
+    if base == NULL:
+        raise MemoryError()
+    cdef float z, total, mlp
+    try:
+        for b in range(B):
+            for k in range(A - 1):
+                o[b, k] = scores[b, k]
+            h = arcs[b, 0] if arcs[b, 0] >= 0 else N
+            s = arcs[b, 1] if arcs[b, 1] >= 0 else N
+            for j in range(nA):
+                base[j] = P[b, j] + H[h, j] + S[s, j]
+            lo, hi = arcs[b, 5], arcs[b, 6]
+            for k in range(T):
+                word = arcs[b, 2] + k - 1
+                if arcs[b, 0] < 0:
+                    bh = nd - 1
+                else:
+                    d = word - arcs[b, 0]
+                    bh = _magnitude(d) if d < 0 else _magnitude(d) + 9
+                d = word - arcs[b, 4]
+                bi = 0 if d <= 0 else _magnitude(d) + 1
+                total = dist_h[bh] + dist_i[bi]
+                if lo <= word <= hi and 0 <= word < N:
+                    mlp = 0
+                    for j in range(nA):
+                        z = base[j] + C[word, j] + Edh[bh, j] + Edi[bi, j]
+                        if z > 0:
+                            mlp += z * w[j]
+                    total += mlp
+                o[b, A - 1 + k] = scores[b, A - 1] + total
+    finally:
+        free(base)
+    return out

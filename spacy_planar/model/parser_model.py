@@ -237,6 +237,8 @@ class StateScorer:
         self.E = labels.get_param("E")
         W, self.b_out = output_weights(model)
         self.W_T = model.ops.xp.ascontiguousarray(W.T)
+        if arc_tables is not None:  # the state's part of the arc scores, hidden @ Wq.T, as one product
+            self.arc_tables = dict(arc_tables, Wq_T=model.ops.xp.ascontiguousarray(arc_tables["Wq"].T))
 
     def __call__(self, ids: Ints2d, lab_ids: Ints2d, arcs: Optional[Ints2d] = None) -> Floats2d:
         if self.model.ops.xp is not numpy:  # GPU: the training forward without dropout
@@ -248,9 +250,10 @@ class StateScorer:
                                 lab_ids, self.nP)
         scores = hidden @ self.W_T  # numpy's matmul, as in lower_forward
         scores += self.b_out
-        if arcs is not None:
-            pred, _ = pred_scores(self.model.ops, self.arc_tables, arcs, hidden)
-            scores = numpy.concatenate([scores[:, :-1], scores[:, -1:] + pred], axis=1)
+        if arcs is not None:  # PRED(k): the arc scores in one C loop (``pred_scores`` states them)
+            t = self.arc_tables
+            return _hidden.pred_scores(scores, hidden @ t["Wq_T"], t["H"], t["S"], t["C"], t["Edh"], t["Edi"],
+                                       t["w"], t["dist_h"], t["dist_i"], numpy.ascontiguousarray(arcs))
         return scores
 
     def restricted(self, rows) -> "StateScorer":

@@ -59,22 +59,37 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
     cdef int64_t a, s0, b0, top
     cdef bint uns, ok
     for b in range(B):
-        if bp[b] > 1 and roots_out[b] == 0 and not two:
-            continue
         a = active[b]
         s0 = _top(stack, sp, b, a)
+        if bp[b] > 1 and roots_out[b] == 0 and not two and (s0 < 0 or info[b, s0, HEAD] >= 0):
+            continue
         b0 = buf[b, bp[b] - 1] if bp[b] > 0 else -1
         uns = b0 >= 0 and unshifted[b, b0]
-        # while β is not empty, one word at most leaves the stacks without a head (planar), none
-        # (2-planar: the root can stay on the other stack); with an unshifted b0, a headless s0 can be
-        # linked to it instead
+        # while β is not empty, one word at most leaves the stacks without a head (planar: the root,
+        # and only while a word of its tree stays on the stack or in β, so that the other words can
+        # still join it), none (2-planar: the root can stay on the other stack); with an unshifted b0,
+        # a headless s0 can be linked to it instead
         if s0 >= 0 and bp[b] > 0 and info[b, s0, HEAD] < 0:
             if uns:
                 ok = s0 == b0
-            else:
-                ok = (roots_out[b] == 0 and not two) or _on_inactive(stack, sp, active, b, s0)
+            elif two:
+                ok = _on_inactive(stack, sp, active, b, s0)
+            else:  # planar: see below
+                ok = roots_out[b] == 0 and _tree_stays(stack, sp, comp, b, a, s0, b0) and (
+                    bp[b] > 1 or comp[b, b0] == comp[b, s0] or info[b, b0, HEAD] < 0)
             if not ok:
                 valid[b, REDUCE] = 0
+        if not two and not uns and roots_out[b] > 0 and bp[b] > 0:
+            # planar, once the root is gone (``Planar``'s docstring): its tree keeps a word on the
+            # stack or in β; β's last word joins it or stays headless (to take the words below as
+            # dependents), and is shifted only onto a stack whose bottom word is in it
+            if s0 >= 0 and info[b, s0, HEAD] >= 0 and not _tree_stays(stack, sp, comp, b, a, s0, b0):
+                valid[b, REDUCE] = 0
+            if bp[b] == 1:
+                if s0 >= 0 and not _root_gone(stack, sp, b, a, comp[b, s0], b0):
+                    valid[b, RIGHT] = 0
+                if not _root_gone(stack, sp, b, a, comp[b, stack[b, a, 0] if sp[b, a] > 0 else b0], b0):
+                    valid[b, SHIFT] = 0
         # an unshifted b0 that needs a head (another root is left) may not pass
         # over the last word of the active stack that could give it one
         if (uns and s0 >= 0 and info[b, s0, HEAD] >= 0 and comp[b, s0] != comp[b, b0] and n[b] - n_arcs[b] >= 2
@@ -95,6 +110,38 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
         # an unshifted word leaves β by getting a head, or headless when no stack can give it one
         if uns and not (s0 < 0 and not valid[b, SWITCH]):
             valid[b, SHIFT] = 0
+
+
+cdef inline bint _tree_stays(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,
+                             Py_ssize_t b, Py_ssize_t a, int64_t s0, int64_t b0):
+    """Whether a word of s0's tree is left beside it (below it on stack a,
+    or b0) once s0 is reduced: the words left on the stack and in β that
+    share a tree are next to each other (no link covers a word that is left)."""
+    return (sp[b, a] >= 2 and comp[b, stack[b, a, sp[b, a] - 2]] == comp[b, s0]) or comp[b, b0] == comp[b, s0]
+
+
+cdef bint _root_gone(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, Py_ssize_t b, Py_ssize_t a,
+                     int64_t r, int64_t b0):
+    """Whether the root r of a tree (``States.comp`` names a tree by its
+    root) has left the stack and β: the tree is the one of the root gone."""
+    cdef Py_ssize_t k
+    if r == b0:
+        return False
+    for k in range(sp[b, a]):
+        if stack[b, a, k] == r:
+            return False
+    return True
+
+
+cdef bint _covered(const int64_t[:, :, ::1] info, int64_t n, Py_ssize_t b, int64_t w):
+    """Whether a link passes over w (of either plane: a link of the other
+    stack's plane that does would cross w's link to a word below it there)."""
+    cdef int64_t d, h
+    for d in range(1, n + 1):
+        h = info[b, d, HEAD]
+        if h >= 0 and (h < w < d or d < w < h):
+            return True
+    return False
 
 
 cdef bint _reaches(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,

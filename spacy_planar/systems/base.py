@@ -30,8 +30,6 @@ class TransitionSystem:
     dynamic_oracle = True  # whether its oracle has costs (training with exploration)
 
     reads_tags = False  # whether its states take the words' tags (top-down's FIRST lookahead)
-    # whether its moves build one root per sentence under ``finish`` (the component's single_root)
-    one_root_by_moves = True
 
     def __init__(self, labels: Sequence[str], root_label: str = "root",
                  features: Optional[Sequence[str]] = None, label_features: Optional[Sequence[str]] = None):

@@ -15,13 +15,29 @@ only add the link, and words without a head may be reduced.
 Terminal: β = []. At most 3n - 1 transitions (n SHIFTs, n REDUCEs, n - 1 arcs).
 The acyclicity check is "wi and wj in different components" (``States.comp``).
 
-Tree constraint (``States.finish``, the component's ``single_root``; at parse
-time only): the system builds forests, and a word left without a head at the
-end is one more root. Under the constraint the parser itself attaches such
-words, as Nivre & Fernández-González (2014) do for arc-eager with UNSHIFT
-(and spaCy's parser does): while β is not empty, at most one word leaves the
-stacks without a head (the root, which links may then cover, as planar trees
-allow); when β is empty
+Tree constraint (``States.finish``, the component's ``single_root``): the
+system builds forests, and a word left without a head at the end is one more
+root. Under the constraint the parser itself attaches such words, as Nivre &
+Fernández-González (2014) do for arc-eager with UNSHIFT (and spaCy's parser
+does), and the moves leave one root. While β is not empty, one word at most
+leaves the stacks without a head: the root, which links may then cover (as
+planar trees allow; an artificial root at position 0 would make planar trees
+projective, footnote 3). The words left on the stack and in β that share a
+tree are next to each other (no link covers a word still there), so the
+others can join the root's tree only while it keeps a word there. Planar,
+once the root is gone:
+
+* REDUCE of the root itself, or of the last word of its tree left on the
+  stack and in β, is invalid (a word of the tree must be left below s0 or be
+  b0); when β holds one word, also unless that word is in s0's tree or
+  without a head;
+* with one word in β: RIGHT-ARC only from a word of the root's tree (β's
+  last word joins it, or stays headless to take the words below as
+  dependents), SHIFT only onto a stack whose bottom word is in the root's
+  tree (once β is empty, a word finds its head below it only).
+
+2-planar (one stack each plane): no word leaves both stacks headless while β
+is not empty (the root stays on the other stack). When β is empty
 
     UNSHIFT      (σ|wi, [], A) ⇒ (σ, [wi], A)     wi headless, never unshifted
                  before, and another root left (on a stack or gone)
@@ -30,12 +46,17 @@ is applied automatically (there is nothing to choose). The unshifted wi is
 then attached with the usual moves (RIGHT-ARC from a word below it, or it
 takes s0 as its dependent by LEFT-ARC, REDUCE passing over words that have a
 head, but not over the last word of the active stack outside wi's tree while
-another root is left) and leaves β as soon as it has a head; SHIFT removes it headless only
-when its stack is empty (and, in 2-planar, it cannot SWITCH). Two words of a
-stack with none left between them on it can be linked without crossing a link
-of that stack's plane, so the output stays planar (2-planar). Terminal: β = []
-and no headless word left on the stacks, or one root in all. Each word is
-unshifted at most once: at most 4n transitions.
+another root is left) and leaves β as soon as it has a head; SHIFT removes it
+headless only when its stack is empty (and, in 2-planar, it cannot SWITCH).
+In 2-planar it may SWITCH to the other stack when its active stack holds no
+word outside its tree and the other one does; its link there can cross a
+link of that plane made while it was gone from it (a third plane: below
+0.5% of random walks, ``tests/test_systems.py``). Otherwise two words of a
+stack with none left between them on it can be linked without crossing a
+link of that stack's plane, so the output stays planar (2-planar). Terminal:
+β = [] and no headless word left on the stacks, or one root in all. Each word
+is unshifted at most once: at most 4n transitions. Random walks under the
+constraint end in one root (``tests/test_systems.py``).
 
 Oracles: ``oracles/planar.py``. A tree that is not planar is trained on the
 links that fit (``prepare_tree``): links are kept greedily in the order the
@@ -69,9 +90,6 @@ def keep_planar(heads: Sequence[int]) -> list:
 class Planar(TransitionSystem):
     name = "planar"
     moves = (SHIFT, REDUCE, LEFT, RIGHT)
-    # the tree constraint attaches the words left headless where their stack allows it; a word whose
-    # stack holds no word it may link to (its tree's words only) ends as one more root
-    one_root_by_moves = False
 
     @staticmethod
     def max_steps(n: int) -> int:

@@ -35,7 +35,6 @@ from .state import FEATURES_2STACK, LEFT, REDUCE, RIGHT, SHIFT, SWITCH
 
 class TwoPlanar(Planar):
     name = "2-planar"
-    one_root_by_moves = True  # no word leaves both stacks headless early; an unshifted word reaches the other
     moves = (SHIFT, REDUCE, LEFT, RIGHT, SWITCH)
     n_stacks = 2
     features = FEATURES_2STACK
