@@ -1,4 +1,5 @@
 """Every config trains with `spacy train` unchanged; every registered name resolves."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -322,3 +323,43 @@ def test_add_pipe_is_the_shipped_default_system():
     base = shipped["components"]["tok2vec"]["model"]
     assert base["embed"]["width"] == "${components.tok2vec.model.encode.width}"
     assert own == {**base, "embed": {**base["embed"], "width": base["encode"]["width"]}}
+
+
+def _without_columns(src: Path, dest: Path, columns) -> Path:
+    """The first 60 sentences of a CoNLL-U file with ``columns`` (3: UPOS,
+    4: XPOS, 5: FEATS) blanked, converted to a DocBin."""
+    out, sents = [], 0
+    for line in src.read_text(encoding="utf-8").splitlines():
+        if not line:
+            sents += 1
+            if sents == 60:
+                break
+        elif not line.startswith("#"):
+            cols = line.split("\t")
+            cols = [("_" if i in columns else c) for i, c in enumerate(cols)]
+            line = "\t".join(cols)
+        out.append(line)
+    conllu = dest.with_suffix(".conllu")
+    conllu.write_text("\n".join(out) + "\n\n", encoding="utf-8")
+    DocBin(store_user_data=True, docs=list(conllu_to_docs(conllu, spacy.blank("xx").vocab))).to_disk(dest)
+    return dest
+
+
+@pytest.mark.parametrize("columns,left_out", [((4,), ["tagger"]), ((3, 4, 5), ["morphologizer", "tagger"]),
+                                              ((5,), [])], ids=["no XPOS", "no tags at all", "no FEATS"])
+def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_path):
+    """configs/ud.cfg on a treebank whose XPOS (or UPOS and FEATS) column is
+    empty: `spacy train` leaves the component that would have no label out,
+    says so in one line each, and trains the rest (spaCy's tagger would stop
+    with E143)."""
+    corpus = _without_columns(treebank("got_proiel"), tmp_path / "train.spacy", columns)
+    cmd = [sys.executable, "-m", "spacy", "train", str(CONFIGS[0].parent / "ud.cfg"), "--output",
+           str(tmp_path / "out"), "--paths.train", str(corpus), "--paths.dev", str(corpus),
+           "--training.max_steps", "4", "--training.eval_frequency", "2"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert re.findall(r"(\w+): \S+ has no [A-Za-z ()]+; left out of the pipeline", res.stdout) == left_out
+    nlp = spacy.load(tmp_path / "out" / "model-last")
+    assert nlp.pipe_names == [p for p in ["tok2vec", "morphologizer", "tagger", "planar_parser"] if p not in left_out]
+    doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
+    assert sum(t.head == t for t in doc) == 1
