@@ -30,6 +30,10 @@ class Errors:
     E030 = "[E030] convert takes one DocBin (.spacy) and one CoNLL-U file, got {input} and {output}"
     E031 = "[E031] {path}: file not found"
     E032 = "[E032] {path}: is a directory, not a file"
+    E033 = "[E033] {path}: already exists; choose a new directory"
+    E034 = "[E034] no words in {sources}"
+    E035 = "[E035] floret is not installed: pip install 'spacy-planar[vectors]' (or pip install floret)"
+    E036 = "[E036] unknown floret model '{model}': expected cbow or skipgram"
     # the command line
     E080 = "[E080] unknown system '{system}': expected one of {options}"
     E081 = "[E081] expected NAME=PIPELINE_DIR, got '{item}'"
