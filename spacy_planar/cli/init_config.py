@@ -23,10 +23,12 @@ from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
-SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_small",
-                  "spacy_beam_parser")
+SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_cnn",
+                  "spacy_parser_small", "spacy_beam_parser")
 # a system whose partial only changes another's: that one is merged first
-BUILDS_ON = {"spacy_beam_parser": "spacy_parser"}
+BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}
+# spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.cfg's characters
+SPACY_OWN_TOK2VEC = ("spacy_parser_cnn",)
 
 
 def _with_taggers(config: Config, base: Path) -> None:
@@ -48,13 +50,22 @@ def _read(path: Path) -> Config:
         raise UserError(Errors.E088.format(path=path, reason=" ".join(str(e).split()))) from None
 
 
+def _without_chars(config: Config) -> None:
+    """The tok2vec's embedding without base.cfg's character CNN: the
+    embedding ``spacy-planar.CharEmbed.v1`` wraps (spaCy's own tok2vec)."""
+    model = config["components"]["tok2vec"]["model"]
+    if model["embed"].get("@architectures") == "spacy-planar.CharEmbed.v1":
+        model["embed"] = model["embed"]["embed"]
+
+
 def merged_config(system: str, base: Optional[Path] = None, tagging: bool = False) -> Config:
     """The config of ``system`` (one of ``SYSTEM_CONFIGS``) before filling:
     ``base`` (default: the package's base.cfg) merged with the system's
     partial (after the partial it builds on, ``BUILDS_ON``) and, with
     ``tagging``, the taggers' partial (tagging.cfg: a morphologizer and a
-    tagger sharing the tok2vec, after it in the pipeline). Variables are
-    left as they are."""
+    tagger sharing the tok2vec, after it in the pipeline). The systems of
+    ``SPACY_OWN_TOK2VEC`` take the tok2vec without its character CNN
+    (``_without_chars``). Variables are left as they are."""
     if system not in SYSTEM_CONFIGS:
         raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
     base_path = PARTS / "base.cfg" if base is None else Path(base)
@@ -64,6 +75,8 @@ def merged_config(system: str, base: Optional[Path] = None, tagging: bool = Fals
         config = config.merge(_read(PARTS / f"{part}.cfg"))
     if tagging:
         _with_taggers(config, base_path)
+    if system in SPACY_OWN_TOK2VEC:
+        _without_chars(config)
     return config
 
 
@@ -79,8 +92,10 @@ def config_text(system: str, base: Optional[Path] = None, tagging: bool = False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
     name = f"{system} --tagging" if tagging else system
-    return (f"# spacy-planar init-config {name}: base.cfg and spacy_planar/configs/{system}.cfg"
-            f"{' and tagging.cfg' if tagging else ''}, every default written out\n{text.rstrip()}\n")
+    parts = " and ".join([f"spacy_planar/configs/{p}.cfg" for p in (BUILDS_ON.get(system), system) if p]
+                         + (["tagging.cfg"] if tagging else []))
+    return (f"# spacy-planar init-config {name}: base.cfg and {parts}, every default written out"
+            f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
 
 
 @app.command("init-config")

@@ -1,4 +1,5 @@
 """The ``planar_parser`` factory: its default config and options."""
+from pathlib import Path
 from typing import Callable, List, Optional
 
 from spacy.language import Language
@@ -9,7 +10,7 @@ from .pipe import PlanarParser
 
 # The recommended parser, in this one place: 2-planar at the widths and exploration of the shipped
 # configs (whose partials, spacy_planar/configs/*.cfg, say only what differs), over a tok2vec of its
-# own that is base.cfg's (the shipped configs listen to a shared one instead).
+# own that is base.cfg's (read from it below; the shipped configs listen to a shared one instead).
 DEFAULT_CONFIG = """
 [model]
 @architectures = "spacy-planar.PlanarParserModel.v1"
@@ -19,30 +20,31 @@ labels_apart = false
 arc_width = 0
 nO = null
 
-[model.tok2vec]
-@architectures = "spacy.Tok2Vec.v2"
-
-[model.tok2vec.embed]
-@architectures = "spacy.MultiHashEmbed.v2"
-width = 96
-attrs = ["NORM","PREFIX","SUFFIX","SHAPE"]
-rows = [5000,1000,2500,2500]
-include_static_vectors = false
-
-[model.tok2vec.encode]
-@architectures = "spacy.MaxoutWindowEncoder.v2"
-width = 96
-depth = 4
-window_size = 1
-maxout_pieces = 3
-
 [transition_system]
 @transition_systems = "spacy-planar.two_planar.v1"
 
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"
 """
+WIDTH_VARIABLE = "${components.tok2vec.model.encode.width}"
+
+
+def base_tok2vec() -> dict:
+    """base.cfg's tok2vec model, its width variable filled in (the one
+    definition of the encoder the factory's parser gets by default)."""
+    base = Config().from_disk(Path(__file__).resolve().parents[1] / "configs" / "base.cfg", interpolate=False)
+    model = base["components"]["tok2vec"]["model"]
+    width = model["encode"]["width"]
+
+    def fill(section):
+        return {k: fill(v) if isinstance(v, dict) else (width if v == WIDTH_VARIABLE else v)
+                for k, v in section.items()}
+
+    return fill(model)
+
+
 DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
+DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
 
 
 @Language.factory(
