@@ -151,7 +151,8 @@ def test_every_entry_point_resolves():
     from importlib.metadata import entry_points
 
     groups = {"spacy_factories": registry.factories, "spacy_architectures": registry.architectures,
-              "spacy_scorers": registry.scorers, "spacy_transition_systems": None}
+              "spacy_scorers": registry.scorers, "spacy_callbacks": registry.callbacks,
+              "spacy_transition_systems": None}
     found = 0
     for group, reg in groups.items():
         for ep in entry_points(group=group):
@@ -164,7 +165,8 @@ def test_every_entry_point_resolves():
             else:
                 assert registry.transition_systems.get(ep.name) is func
                 assert func()(["obj"], "root").table.names()
-    assert found == 9
+    # the factory, 4 architectures, the scorer, the callback and 5 transition systems
+    assert found == 12
 
 
 def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):

@@ -39,35 +39,26 @@ def test_char_cnn_reads_each_word_alone_and_its_characters_in_order():
     assert np.abs(table.get_grad("E")).sum() > 0
 
 
-def test_a_tok2vec_with_characters_trains_with_spacy_train(tmp_path):
-    """`init-config two_planar OUT --chars` puts base.cfg's embedding, as it
-    is, inside CharEmbed.v1; the config trains with `spacy train` and
-    parses."""
-    import subprocess
-    import sys
+def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
+    """base.cfg's embedding, in every shipped config but spacy_parser_cnn,
+    is CharEmbed.v1 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
+    own, as `spacy init config` writes it) has; a model built from it runs."""
+    from pathlib import Path
 
-    from spacy.tokens import DocBin
     from thinc.api import Config
-    from typer.testing import CliRunner
 
-    from conftest import treebank
-    from spacy_planar.cli import app
-    from spacy_planar.conllu_io import conllu_to_docs
+    configs = Path(__file__).resolve().parents[1] / "configs"
 
-    config = tmp_path / "chars.cfg"
-    assert CliRunner().invoke(app, ["init-config", "two_planar", str(config), "--chars"]).exit_code == 0
-    plain = tmp_path / "plain.cfg"
-    assert CliRunner().invoke(app, ["init-config", "two_planar", str(plain)]).exit_code == 0
-    embed = Config().from_disk(config, interpolate=False)["components"]["tok2vec"]["model"]["embed"]
-    assert embed["@architectures"] == "spacy-planar.CharEmbed.v1"
-    assert embed["embed"] == Config().from_disk(plain, interpolate=False)["components"]["tok2vec"]["model"]["embed"]
-    corpus = tmp_path / "small.spacy"
-    DocBin(docs=list(conllu_to_docs(treebank("got_proiel", "dev"), spacy.blank("xx").vocab))[:60]).to_disk(corpus)
-    cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
-           "--paths.train", str(corpus), "--paths.dev", str(corpus), "--training.max_steps", "4",
-           "--training.eval_frequency", "2"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    nlp = spacy.load(tmp_path / "out" / "model-last")
-    doc = nlp("jah qaþ imma .")
+    def embed(name):
+        return Config().from_disk(configs / f"{name}.cfg", interpolate=False)["components"]["tok2vec"]["model"]["embed"]
+
+    own = embed("spacy_parser_cnn")
+    assert own["@architectures"] == "spacy.MultiHashEmbed.v2"
+    for name in ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "ud", "ud_spacy_parser"):
+        wrapped = embed(name)
+        assert wrapped["@architectures"] == "spacy-planar.CharEmbed.v1" and wrapped["embed"] == own, name
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser")  # the factory's own tok2vec: base.cfg's
+    nlp.initialize()
+    doc = nlp(Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     assert sum(t.head == t for t in doc) == 1

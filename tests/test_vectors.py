@@ -42,7 +42,7 @@ def test_a_shipped_config_trains_with_the_vectors(vectors_dir, tmp_path):
     config = Path(__file__).resolve().parents[1] / "configs" / "two_planar.cfg"
     cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
            "--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.vectors", str(vectors_dir),
-           "--components.tok2vec.model.embed.include_static_vectors", "true",
+           "--components.tok2vec.model.embed.embed.include_static_vectors", "true",
            "--training.max_steps", "4", "--training.eval_frequency", "2"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]

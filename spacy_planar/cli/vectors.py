@@ -4,7 +4,7 @@ floret (fastText with subword hashing into a fixed table, spaCy's vectors for
 rich morphology) is trained on the word forms of CoNLL-U files and on plain
 text, then converted as ``spacy init vectors --mode floret`` does; a config
 reads them with ``--paths.vectors DIR`` and
-``--components.tok2vec.model.embed.include_static_vectors true``. Nothing
+``--components.tok2vec.model.embed.embed.include_static_vectors true``. Nothing
 is downloaded: the text is the user's.
 """
 from __future__ import annotations
@@ -76,7 +76,7 @@ def vectors(
     Train floret vectors (subword-hashed, for unseen inflected forms) on
     the word forms of CoNLL-U files and on plain text, and convert them as
     `spacy init vectors --mode floret` does. Use them with `--paths.vectors
-    OUTPUT_DIR --components.tok2vec.model.embed.include_static_vectors
+    OUTPUT_DIR --components.tok2vec.model.embed.embed.include_static_vectors
     true`."""
     import spacy
     from spacy.training.initialize import convert_vectors
@@ -97,4 +97,4 @@ def vectors(
         nlp.to_disk(Path(tmp) / "pipeline")
         shutil.move(str(Path(tmp) / "pipeline"), str(output_dir))
     msg.good(f"Wrote {output_dir}: floret vectors ({bucket} x {dim}) from {words:,} words")
-    print(f"Train with: --paths.vectors {output_dir} --components.tok2vec.model.embed.include_static_vectors true")
+    print(f"Train with: --paths.vectors {output_dir} --components.tok2vec.model.embed.embed.include_static_vectors true")
