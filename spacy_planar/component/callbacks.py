@@ -32,8 +32,8 @@ def label_counts(path: Path, vocab, enough: int = 2) -> Dict[str, int]:
             for factory, (label, _) in LABELS.items():
                 if len(seen[factory]) < enough:
                     seen[factory].update(x for x in map(label, doc) if x)
-            if all(len(s) >= enough for s in seen.values()):
-                break
+            if all(len(s) >= enough for s in seen.values()):  # no need to read further files either
+                return {factory: enough for factory in seen}
     return {factory: min(len(s), enough) for factory, s in seen.items()}
 
 

@@ -13,14 +13,15 @@ not this: it sees no character in context.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Tuple
+from typing import Dict, List
 
 import numpy
-from spacy.attrs import ORTH
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import (HashEmbed, Maxout, Model, chain, concatenate, expand_window, reduce_max, with_array)
+from thinc.api import HashEmbed, Maxout, Model, Ops, chain, concatenate, expand_window, reduce_max, with_array
 from thinc.types import Floats2d, Ragged
+
+from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
 
 @registry.architectures("spacy-planar.CharEmbed.v1")
@@ -34,52 +35,24 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     a layer-normalised maxout."""
     cnn = chain(with_array(HashEmbed(nO=char_width, nV=rows, column=0, seed=31)), expand_window(window_size=1),
                 with_array(Maxout(nO=cnn_width, nP=2, normalize=True)), reduce_max())
-    chars = Model("char_cnn", _chars_forward, init=_chars_init, layers=[cnn], dims={"nO": cnn_width},
-                  attrs={"max_chars": max_chars, "codes": {}})
+    chars = per_word_layer("char_cnn", char_codes(max_chars), cnn, cnn_width)
     mix = with_array(Maxout(nO=width, nP=3, normalize=True, dropout=0.0))
     return chain(concatenate(embed, chars), mix)
 
 
-def _chars_init(model: Model, X=None, Y=None) -> Model:
-    model.layers[0].initialize(X=_char_codes(model, X) if X else None)
-    return model
-
-
-def _chars_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
-    """Per Doc [words, cnn_width]: the CNN over the characters of the whole
-    batch's words at once."""
-    ops = model.ops
-    vectors, bp_cnn = model.layers[0](_char_codes(model, docs), is_train)
-    lengths = [len(doc) for doc in docs]
-
-    def backprop(d_out: List[Floats2d]) -> List:
-        bp_cnn(ops.flatten(d_out, ndim_if_empty=2))
-        return []
-
-    return ops.unflatten(vectors, lengths), backprop
-
-
-def _char_codes(model: Model, docs: List[Doc]) -> Ragged:
+def char_codes(max_chars: int) -> Inputs:
     """The code points of the batch's words (their first ``max_chars``
     characters; one, 0, for a word without any): [characters, 1] uint64, a
     length per word. The codes of each word form are worked out once."""
-    cache: Dict[int, numpy.ndarray] = model.attrs["codes"]
-    n = model.attrs["max_chars"]
-    codes, lengths = [numpy.zeros((0,), dtype=numpy.uint64)], [numpy.zeros((0,), dtype=numpy.int32)]
-    for doc in docs:
-        orths = doc.to_array([ORTH]).reshape(-1)
-        uniq, inverse = numpy.unique(orths, return_inverse=True)
-        for key in uniq.tolist():
-            if key not in cache:
-                text = doc.vocab.strings[key][:n] or "\0"
-                cache[key] = numpy.frombuffer(text.encode("utf-32-le"), dtype=numpy.uint32).astype(numpy.uint64)
-        per = numpy.asarray([len(cache[k]) for k in uniq.tolist()], dtype=numpy.int32)
-        table = numpy.zeros((len(uniq), int(per.max(initial=1))), dtype=numpy.uint64)
-        for u, key in enumerate(uniq.tolist()):
-            table[u, :per[u]] = cache[key]
-        inverse = inverse.reshape(-1)
-        present = numpy.arange(table.shape[1])[None, :] < per[inverse][:, None]
-        codes.append(table[inverse][present])
-        lengths.append(per[inverse])
-    return Ragged(model.ops.asarray(numpy.concatenate(codes).reshape((-1, 1))),
-                  model.ops.asarray1i(numpy.concatenate(lengths)))
+    cache: Dict[int, numpy.ndarray] = {}
+
+    def codes(docs: List[Doc], is_train: bool, ops: Ops) -> Ragged:
+        strings = docs[0].vocab.strings if docs else None
+
+        def code_points(key: int) -> numpy.ndarray:
+            text = strings[key][:max_chars] or "\0"
+            return numpy.frombuffer(text.encode("utf-32-le"), dtype=numpy.uint32).astype(numpy.uint64)
+
+        return ragged_keys(*cached_rows(doc_arrays(docs, ["ORTH"])[:, 0], cache, code_points), ops)
+
+    return codes

@@ -7,14 +7,16 @@ list them in ``[training] annotating_components``. Input stays words only.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Tuple
+from typing import Dict, List
 
 import numpy
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import HashEmbed, Model, chain, concatenate, list2ragged, ragged2list, with_array
-from thinc.types import Floats2d
+from thinc.api import HashEmbed, Model, Ops, chain, concatenate, list2ragged, ragged2list, with_array
+from thinc.types import Floats2d, Ragged
+
+from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
 
 @registry.architectures("spacy-planar.WithTags.v1")
@@ -54,52 +56,32 @@ def build_with_morphology(tok2vec: Model[List[Doc], List[Floats2d]], width: int 
     ``[training] annotating_components``. Output width: tok2vec's plus
     ``width``."""
     embed = HashEmbed(nO=width, nV=rows, column=0, seed=29, dropout=dropout if dropout > 0 else None)
-    return concatenate(tok2vec, Model("morphology", _morphology_forward, init=lambda model, X=None, Y=None:
-                                      model.layers[0].initialize(), layers=[embed], dims={"nO": width},
-                                      attrs={"feats": {}, "tag_dropout": tag_dropout}))
+    return concatenate(tok2vec, per_word_layer("morphology", morphology_keys(tag_dropout), embed, width, summed=True))
 
 
-def _morphology_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
-    """Per Doc [words, width]: the sum of each word's keys' embeddings (the
-    keys of the whole batch embedded at once)."""
-    ops, embed = model.ops, model.layers[0]
-    keys, per_word = _keys_forward(model, docs, is_train)
-    vectors, bp_embed = embed(keys, is_train)
-    summed = ops.reduce_sum(vectors, per_word)
-    lengths = [len(doc) for doc in docs]
-
-    def backprop(d_out: List[Floats2d]) -> List:
-        bp_embed(ops.backprop_reduce_sum(ops.flatten(d_out, ndim_if_empty=2), per_word))
-        return []
-
-    return ops.unflatten(summed, lengths), backprop
-
-
-def _keys_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple:
+def morphology_keys(tag_dropout: float) -> Inputs:
     """The batch's keys of its words' UPOS, XPOS and FEATS pairs: [keys, 1]
-    uint64, and how many each word has (2 + its pairs)."""
-    cache: Dict[int, numpy.ndarray] = model.attrs["feats"]  # MORPH key -> its pairs' keys
-    keys, per_word = [numpy.zeros((0,), dtype=numpy.uint64)], [numpy.zeros((0,), dtype=numpy.int32)]
-    for doc in docs:
-        arr = doc.to_array(["POS", "TAG", "MORPH"]).astype(numpy.uint64).reshape((-1, 3))
-        uniq, inverse = numpy.unique(arr[:, 2], return_inverse=True)
-        for key in uniq.tolist():
-            if key not in cache:
-                text = doc.vocab.strings[key] if key in doc.vocab.strings else ""
-                pairs = [p for p in text.split("|") if p and p != "_"]
-                cache[key] = numpy.asarray([hash_string(f"FEATS:{p}") for p in pairs], dtype=numpy.uint64)
-        n_pairs = numpy.asarray([len(cache[k]) for k in uniq.tolist()], dtype=numpy.int32)
-        table = numpy.zeros((len(uniq), 2 + int(n_pairs.max(initial=0))), dtype=numpy.uint64)
-        for u, key in enumerate(uniq.tolist()):
-            table[u, 2:2 + n_pairs[u]] = cache[key]
-        inverse = inverse.reshape(-1)
-        rows = table[inverse]
+    uint64, a length per word (2 + its pairs); while training, each key is
+    read as unknown with probability ``tag_dropout``. The pairs of each
+    FEATS analysis are worked out once."""
+    cache: Dict[int, numpy.ndarray] = {}  # MORPH key -> its pairs' keys
+
+    def keys(docs: List[Doc], is_train: bool, ops: Ops) -> Ragged:
+        strings = docs[0].vocab.strings if docs else None
+
+        def pairs(key: int) -> numpy.ndarray:
+            text = strings[key] if key in strings else ""
+            return numpy.asarray([hash_string(f"FEATS:{p}") for p in text.split("|") if p and p != "_"],
+                                 dtype=numpy.uint64)
+
+        arr = doc_arrays(docs, ["POS", "TAG", "MORPH"])
+        rows, present = cached_rows(arr[:, 2], cache, pairs, lead=2)
         rows[:, 0] = arr[:, 0] ^ _UPOS
         rows[:, 1] = arr[:, 1] ^ _XPOS
-        present = numpy.arange(table.shape[1])[None, :] < (2 + n_pairs[inverse])[:, None]
-        keys.append(rows[present])
-        per_word.append(present.sum(axis=1).astype(numpy.int32))
-    keys = numpy.concatenate(keys)
-    if is_train and model.attrs["tag_dropout"] > 0:
-        keys[numpy.random.random(len(keys)) < model.attrs["tag_dropout"]] = _UNKNOWN
-    return model.ops.asarray(keys.reshape((-1, 1))), model.ops.asarray1i(numpy.concatenate(per_word))
+        if is_train and tag_dropout > 0:
+            dropped = numpy.zeros(present.shape, dtype=bool)
+            dropped[present] = numpy.random.random(int(present.sum())) < tag_dropout
+            rows[dropped] = _UNKNOWN
+        return ragged_keys(rows, present, ops)
+
+    return keys

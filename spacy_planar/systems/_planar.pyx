@@ -133,17 +133,6 @@ cdef bint _root_gone(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, P
     return True
 
 
-cdef bint _covered(const int64_t[:, :, ::1] info, int64_t n, Py_ssize_t b, int64_t w):
-    """Whether a link passes over w (of either plane: a link of the other
-    stack's plane that does would cross w's link to a word below it there)."""
-    cdef int64_t d, h
-    for d in range(1, n + 1):
-        h = info[b, d, HEAD]
-        if h >= 0 and (h < w < d or d < w < h):
-            return True
-    return False
-
-
 cdef bint _reaches(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,
                    Py_ssize_t b, Py_ssize_t s, int64_t w, Py_ssize_t depth):
     """Whether the ``depth`` bottom words of stack s of row b hold one outside
