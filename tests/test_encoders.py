@@ -1,5 +1,8 @@
-"""The word encoders of spacy_planar.model: the character CNN (CharEmbed.v1)."""
+"""The word encoders of spacy_planar.model: the character CNN (CharEmbed.v1)
+and the BiLSTM encoder (BiLSTMEncoder.v1), on NumpyOps and, where cupy has a
+GPU, CupyOps."""
 import numpy as np
+import pytest
 import spacy
 from spacy.tokens import Doc
 from spacy.util import registry
@@ -62,3 +65,206 @@ def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
     nlp.initialize()
     doc = nlp(Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     assert sum(t.head == t for t in doc) == 1
+
+
+def bilstm_tok2vec(width=32):
+    """A small tok2vec: the character CNN over spaCy's hashed embeddings,
+    then the BiLSTM encoder (one CNN layer, one BiLSTM layer)."""
+    from spacy_planar.model.bilstm import build_bilstm_encoder
+
+    return registry.architectures.get("spacy.Tok2Vec.v2")(
+        embed=char_model(width), encode=build_bilstm_encoder(width, depth=1, cnn_depth=1, dropout=0.0))
+
+
+GOTHIC = [["jah", "qaþ", "imma", "iesus", "."], ["ik", "im", "wigs", "jah", "sunja", "jah", "libains", "."],
+          ["ni", "ainshun", "qimiþ", "du", "attin", "niba", "þairh", "mik", "."], ["amen", "."]]
+
+
+def test_bilstm_encoder_reads_the_whole_sentence_and_each_doc_alone():
+    """A word's vector depends on words beyond the CNN's window (one layer:
+    one word each side) in both directions, and not on the other Docs of
+    the batch; an empty Doc gets no rows; gradients reach the LSTM."""
+    vocab = spacy.blank("xx").vocab
+    docs = [Doc(vocab, words=w) for w in GOTHIC]
+    model = bilstm_tok2vec()
+    model.initialize(docs)
+    together = model.predict(docs + [Doc(vocab, words=[])])
+    assert [y.shape for y in together] == [(5, 32), (8, 32), (9, 32), (2, 32), (0, 32)]
+    alone = model.predict([docs[2]])
+    np.testing.assert_allclose(together[2], alone[0], atol=1e-5)  # no batch effect (padding)
+    first_changed = model.predict([Doc(vocab, words=["ak"] + GOTHIC[2][1:])])[0]
+    last_changed = model.predict([Doc(vocab, words=GOTHIC[2][:-1] + ["·"])])[0]
+    assert np.abs(first_changed[-1] - alone[0][-1]).max() > 1e-4  # forward direction, 8 words on
+    assert np.abs(last_changed[0] - alone[0][0]).max() > 1e-4  # backward direction
+    out, backprop = model(docs, is_train=True)
+    backprop([np.ones_like(y) for y in out])
+    for lstm in (n for n in model.walk() if n.name == "lstm"):  # left to right, right to left
+        assert all(np.abs(lstm.get_grad(p)).sum() > 0 for p in ("W", "U", "b"))
+
+
+def test_bilstm_encoder_is_registered_and_builds_from_a_config():
+    """The architecture as a config names it: base.cfg's tok2vec with
+    BiLSTMEncoder.v1 as its encode, in a pipeline with our parser."""
+    from thinc.api import Config
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("tok2vec", config={"model": Config().from_str("""
+        [model]
+        @architectures = "spacy.Tok2Vec.v2"
+        [model.embed]
+        @architectures = "spacy.MultiHashEmbed.v2"
+        width = 32
+        attrs = ["NORM","SHAPE"]
+        rows = [500,100]
+        include_static_vectors = false
+        [model.encode]
+        @architectures = "spacy-planar.BiLSTMEncoder.v1"
+        width = 32
+        depth = 2
+        cnn_depth = 0
+        """)["model"]})
+    nlp.initialize()
+    doc = nlp(Doc(nlp.vocab, words=GOTHIC[1]))
+    assert doc.tensor.shape == (8, 32)
+
+
+def test_lstm_gradients_match_finite_differences():
+    """Our LSTM's backward pass (inputs and W, U, b) against central
+    differences of sum(Y * R), on a batch of unequal lengths with an empty
+    sequence."""
+    from spacy_planar.model.bilstm import lstm
+
+    rng = np.random.default_rng(0)
+    model = lstm(3, 2, dropout=0.0)
+    model.initialize()
+    model.set_param("W", rng.normal(size=(12, 2)).astype("f") * 0.5)
+    model.set_param("U", rng.normal(size=(12, 3)).astype("f") * 0.5)
+    Xs = [rng.normal(size=(n, 2)).astype("f") for n in (4, 1, 3, 0, 4)]
+    R = [rng.normal(size=(len(X), 3)).astype("f") for X in Xs]
+
+    def loss():
+        return sum(float((Y.astype("d") * r).sum()) for Y, r in zip(model.predict(Xs), R))
+
+    def numeric(array, index, eps=1e-2):
+        array[index] += eps
+        up = loss()
+        array[index] -= 2 * eps
+        down = loss()
+        array[index] += eps
+        return (up - down) / (2 * eps)
+
+    _, backprop = model(Xs, is_train=True)
+    dXs = backprop(R)
+    for X, dX in zip(Xs, dXs):
+        for index in np.ndindex(X.shape):
+            assert abs(numeric(X, index) - dX[index]) < 1e-3
+    for name in ("W", "U", "b"):
+        param, grad = model.get_param(name), model.get_grad(name)
+        for index in np.ndindex(param.shape):
+            assert abs(numeric(param, index) - grad[index]) < 2e-3, (name, index)
+
+
+def test_bilstm_encoder_gives_the_same_on_thincs_generic_ops():
+    """Thinc's generic Ops (what CupyOps inherits: its array module's own
+    operations) give NumpyOps' vectors and gradients for a batch of unequal
+    lengths (and an empty sequence): this path runs on any machine."""
+    from thinc.api import Ops
+
+    from spacy_planar.model.bilstm import build_bilstm_encoder
+
+    rng = np.random.default_rng(0)
+    Xs = [rng.normal(size=(n, 8)).astype("f") for n in (5, 8, 9, 2, 1, 0)]
+    encoder = build_bilstm_encoder(8, depth=2, cnn_depth=1, dropout=0.0)  # no random masks
+    encoder.initialize(X=Xs)
+
+    def run():
+        Ys, backprop = encoder(Xs, is_train=True)
+        return Ys, backprop([np.ones_like(Y) * (i + 1) for i, Y in enumerate(Ys)])
+
+    want, want_dX = run()
+    for node in encoder.walk():
+        node.ops = Ops()
+    got, got_dX = run()
+    for a, b in zip(want + want_dX, got + got_dX):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+
+
+try:
+    from thinc.util import has_cupy_gpu
+except ImportError:  # older thinc
+    has_cupy_gpu = False
+
+
+@pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU")
+def test_the_tok2vec_runs_on_cupy_as_on_numpy():
+    """The character CNN and the BiLSTM encoder run through Thinc's ops
+    only: the same weights moved to the GPU (CupyOps) give the CPU's
+    vectors, and a training step there updates every parameter."""
+    import cupy
+    from thinc.api import Adam
+
+    vocab = spacy.blank("xx").vocab
+    docs = [Doc(vocab, words=w) for w in GOTHIC]
+    model = bilstm_tok2vec()
+    model.initialize(docs)
+    on_cpu = model.predict(docs)
+    model.to_gpu(0)
+    on_gpu = model.predict(docs)
+    assert all(isinstance(y, cupy.ndarray) for y in on_gpu)
+    for cpu, gpu in zip(on_cpu, on_gpu):
+        np.testing.assert_allclose(cupy.asnumpy(gpu), cpu, atol=1e-4)
+    before = {(n.id, p): n.get_param(p).copy() for n in model.walk() for p in n.param_names if n.has_param(p)}
+    out, backprop = model(docs, is_train=True)
+    backprop([y - 1 for y in out])
+    model.finish_update(Adam(0.01))
+    params = [(n, p) for n in model.walk() for p in n.param_names if n.has_param(p) and p != "HC0"]
+    unchanged = [f"{n.name}.{p}" for n, p in params if cupy.allclose(n.get_param(p), before[(n.id, p)])]
+    assert params and not unchanged, unchanged
+
+
+OPS = ["numpy", pytest.param("cupy", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU"))]
+
+
+@pytest.mark.parametrize("ops", OPS)
+def test_a_pipeline_with_the_bilstm_trains_and_parses_on_these_ops(ops):
+    """tok2vec (characters, BiLSTM) and planar_parser built under ``ops``:
+    it learns a toy grammar (each word's head the word after it, the last
+    word the root) well enough to parse sentences it has not seen, with
+    one root each; its parameters live on that device."""
+    from spacy.training import Example
+    from thinc.api import get_current_ops, set_current_ops, use_ops
+
+    previous = get_current_ops()
+    try:
+        with use_ops(ops):
+            set_current_ops(get_current_ops())
+            nlp = spacy.blank("xx")
+            nlp.add_pipe("planar_parser", config={"model": {"tok2vec": {
+                "@architectures": "spacy.Tok2Vec.v2",
+                "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+                          "rows": [500, 100], "include_static_vectors": False},
+                "encode": {"@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": 32, "depth": 1,
+                           "cnn_depth": 1}}}})
+            rng = np.random.default_rng(0)
+            vocab_words = [f"w{i}" for i in range(30)]
+
+            def sentence(n):
+                words = [str(w) for w in rng.choice(vocab_words, size=n)]
+                heads = list(range(1, n)) + [n - 1]
+                deps = ["dep"] * (n - 1) + ["ROOT"]
+                return Doc(nlp.vocab, words=words, heads=heads, deps=deps)
+
+            gold = [sentence(int(n)) for n in rng.integers(3, 9, size=60)]
+            examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in gold]
+            sgd = nlp.initialize(lambda: examples)
+            assert type(nlp.get_pipe("planar_parser").model.ops).__name__ == {"numpy": "NumpyOps", "cupy": "CupyOps"}[ops]
+            for _ in range(15):
+                for i in range(0, len(examples), 8):
+                    nlp.update(examples[i:i + 8], sgd=sgd)
+            unseen = [sentence(int(n)) for n in rng.integers(3, 9, size=20)]
+            parsed = list(nlp.pipe(Doc(nlp.vocab, words=[t.text for t in d]) for d in unseen))
+    finally:
+        set_current_ops(previous)
+    assert all(sum(t.head == t for t in doc) == 1 for doc in parsed)
+    right = sum(p.head.i == g.head.i for pd, gd in zip(parsed, unseen) for p, g in zip(pd, gd))
+    assert right / sum(len(d) for d in unseen) > 0.9

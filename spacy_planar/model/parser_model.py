@@ -134,10 +134,15 @@ def labels_forward(model: Model, lab_ids: Ints2d, is_train: bool) -> Tuple[Float
     last row: no arc) -> its learned contribution to the hidden layer."""
     E = model.get_param("E")
     nL, nV, nO = E.shape
-    rows = model.ops.xp.where(lab_ids < 0, nV - 1, lab_ids)
-    out = model.ops.alloc2f(lab_ids.shape[0], nO)
-    for l in range(nL):
-        out += E[l].take(rows[:, l], axis=0)
+    xp = model.ops.xp
+    rows = xp.where(lab_ids < 0, nV - 1, lab_ids)
+    if xp is numpy:  # one take per slot, summed in place
+        out = model.ops.alloc2f(lab_ids.shape[0], nO)
+        for l in range(nL):
+            out += E[l].take(rows[:, l], axis=0)
+    else:  # on a GPU one gather and one sum, not a kernel per slot
+        out = E.reshape((nL * nV, nO)).take((rows + xp.arange(nL)[None, :] * nV).ravel(), axis=0)
+        out = out.reshape((lab_ids.shape[0], nL, nO)).sum(axis=1)
 
     def backprop(d_out: Floats2d) -> None:
         dE = model.ops.alloc3f(nL, nV, nO)
@@ -172,14 +177,19 @@ def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, 
 def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
     """Sum over feature slots of the table rows of each state's tokens
     (ids[s, f] = token row, -1 for absent -> the padding row) plus the bias.
-    The table is read as (rows x slots, width): one ``take`` per slot.
-    Returns the sums and the flat rows used (for the backward pass)."""
+    The table is read as (rows x slots, width): one ``take`` per slot on the
+    CPU, one ``take`` of them all and a sum on a GPU (a kernel per slot
+    costs more there than the memory). Returns the sums and the flat rows
+    used (for the backward pass)."""
     n_rows, nF, width = table.shape
     flat = table.reshape((n_rows * nF, width))
     rows = ops.xp.where(ids < 0, n_rows - 1, ids) * nF + ops.xp.arange(nF)[None, :]
-    hidden = flat.take(rows[:, 0], axis=0)
-    for f in range(1, nF):
-        hidden += flat.take(rows[:, f], axis=0)
+    if ops.xp is numpy:
+        hidden = flat.take(rows[:, 0], axis=0)
+        for f in range(1, nF):
+            hidden += flat.take(rows[:, f], axis=0)
+    else:
+        hidden = flat.take(rows.ravel(), axis=0).reshape((rows.shape[0], nF, width)).sum(axis=1)
     hidden += b
     return hidden, rows
 
