@@ -165,8 +165,8 @@ def test_every_entry_point_resolves():
             else:
                 assert registry.transition_systems.get(ep.name) is func
                 assert func()(["obj"], "root").table.names()
-    # the factory, 4 architectures, the scorer, the callback and 5 transition systems
-    assert found == 12
+    # the factory, 5 architectures, the scorer, the callback and 5 transition systems
+    assert found == 13
 
 
 def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
