@@ -268,3 +268,22 @@ def test_a_pipeline_with_the_bilstm_trains_and_parses_on_these_ops(ops):
     assert all(sum(t.head == t for t in doc) == 1 for doc in parsed)
     right = sum(p.head.i == g.head.i for pd, gd in zip(parsed, unseen) for p, g in zip(pd, gd))
     assert right / sum(len(d) for d in unseen) > 0.9
+
+
+def test_word_dropout_zeroes_whole_words_while_training_only():
+    """CharEmbed.v1's ``word_dropout``: while training, about that share of
+    words get a zero ``embed`` vector (all of its columns), the others are
+    scaled; when predicting, the vectors are the embedding's own."""
+    from spacy.ml.models.tok2vec import MultiHashEmbed
+
+    embed = MultiHashEmbed(width=16, attrs=["NORM", "SHAPE"], rows=[500, 100], include_static_vectors=False)
+    model = build_char_embed(embed, width=24, char_width=8, cnn_width=12, max_chars=6, rows=300, word_dropout=0.3)
+    docs = [Doc(spacy.blank("xx").vocab, words=["guþ", "jah", "sa", "qaþ"] * 250)]
+    model.initialize(docs)
+    dropped = model.layers[0].layers[0]  # concatenate(drop_words(embed), chars)
+    (Y,), _ = dropped(docs, is_train=True)
+    (want,) = embed.predict(docs)
+    zero = np.abs(Y).sum(axis=1) == 0
+    assert 0.25 < zero.mean() < 0.35
+    np.testing.assert_allclose(Y[~zero], want[~zero] / 0.7, rtol=1e-5)
+    np.testing.assert_allclose(dropped.predict(docs)[0], want)

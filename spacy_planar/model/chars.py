@@ -26,18 +26,38 @@ from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_ke
 
 @registry.architectures("spacy-planar.CharEmbed.v1")
 def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = 32,
-                     cnn_width: int = 64, max_chars: int = 20, rows: int = 2000,
+                     cnn_width: int = 64, max_chars: int = 20, rows: int = 2000, word_dropout: float = 0.0,
                      ) -> Model[List[Doc], List[Floats2d]]:
     """``embed``'s vectors concatenated with each word's character CNN
     vector (``char_width``-wide character embeddings of ``rows`` hashed
     rows, windows of three through a ``cnn_width`` maxout, the maximum
     over the word's first ``max_chars`` characters), mixed to ``width`` by
-    a layer-normalised maxout."""
+    a layer-normalised maxout. ``word_dropout``: while training, the share
+    of words whose ``embed`` vector is zeroed, so that the characters
+    learn to stand for a word the table has not seen (UDPipe 2's word
+    dropout)."""
     cnn = chain(with_array(HashEmbed(nO=char_width, nV=rows, column=0, seed=31)), expand_window(window_size=1),
                 with_array(Maxout(nO=cnn_width, nP=2, normalize=True)), reduce_max())
     chars = per_word_layer("char_cnn", char_codes(max_chars), cnn, cnn_width)
     mix = with_array(Maxout(nO=width, nP=3, normalize=True, dropout=0.0))
+    if word_dropout:
+        embed = drop_words(embed, word_dropout)
     return chain(concatenate(embed, chars), mix)
+
+
+def drop_words(layer: Model[List[Doc], List[Floats2d]], rate: float) -> Model[List[Doc], List[Floats2d]]:
+    """``layer`` with whole rows (words) zeroed at ``rate`` while training
+    (the others scaled by 1 / (1 - rate), as dropout does)."""
+
+    def forward(model: Model, docs: List[Doc], is_train: bool):
+        Ys, backprop = model.layers[0](docs, is_train)
+        if not is_train:
+            return Ys, backprop
+        masks = [model.ops.get_dropout_mask((len(Y), 1), rate) for Y in Ys]
+        return [Y * m for Y, m in zip(Ys, masks)], lambda dYs: backprop([dY * m for dY, m in zip(dYs, masks)])
+
+    return Model(f"drop_words({layer.name})", forward, layers=[layer], dims={"nO": layer.maybe_get_dim("nO")},
+                 init=lambda model, X=None, Y=None: model.layers[0].initialize(X=X))
 
 
 def char_codes(max_chars: int) -> Inputs:
