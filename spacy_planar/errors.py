@@ -49,6 +49,8 @@ class Errors:
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
     E042 = "[E042] {path} line {line}: sentence {sent} has no dependency annotation (HEAD '_')"
+    E043 = "[E043] {path}: the CoNLL 2018 scorer cannot read it: {reason}"
+    E044 = "[E044] --level must be 1 to 5, got {level}"
     # pseudo-projective
     E050 = "[E050] unknown encoding '{name}': expected one of {options}"
     E051 = "[E051] unknown tree transform '{name}': expected one of {options}"

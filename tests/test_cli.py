@@ -99,3 +99,27 @@ def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys)
     good.write_text("1\tx\t_\tX\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
     code, err = run(good)
     assert code == 2 and "Traceback" in err and "an internal error, not the user's" in err
+
+
+def test_validate_runs_the_ud_validator(tmp_path):
+    """`validate` passes a UD release's file at level 2 (exit 0) and fails
+    one with a second root, naming the error (exit 1)."""
+    from conftest import treebank
+
+    lines = treebank("cu_proiel", "dev").read_text(encoding="utf-8").split("\n")
+    cut = [i for i, line in enumerate(lines) if not line][4]
+    good = tmp_path / "good.conllu"
+    good.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    res = runner.invoke(app, ["validate", str(good), "--level", "2"])
+    assert res.exit_code == 0 and "PASSED" in res.output, res.output
+    bad_lines = list(lines[:cut + 1])
+    i = next(i for i, line in enumerate(bad_lines) if line.split("\t")[0] == "2")
+    cols = bad_lines[i].split("\t")
+    cols[6], cols[7] = "0", "root"
+    bad_lines[i] = "\t".join(cols)
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("\n".join(bad_lines) + "\n", encoding="utf-8")
+    res = runner.invoke(app, ["validate", str(bad)])
+    assert res.exit_code == 1 and "FAILED" in res.output and "root" in res.output, res.output
+    res = runner.invoke(app, ["validate", str(good), "--level", "7"])
+    assert res.exit_code == 1 and "[E044]" in res.output

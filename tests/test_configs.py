@@ -202,14 +202,21 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
             assert g == s
     r = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
     assert r.exit_code == 0, r.output
-    # evaluate's UAS and LAS are the share of words whose head (and label) the system file has right
+    # evaluate's UAS and LAS are the share of words whose head (and universal relation: the CoNLL 2018
+    # scorer's LAS; whole label: ours) the system file has right
     words = [(g.split("\t"), x.split("\t")) for g, x in zip(gold.read_text(encoding="utf-8").split("\n"),
                                                            system.read_text(encoding="utf-8").split("\n"))
              if g.split("\t")[0].isdigit()]
     uas = 100.0 * sum(g[6] == x[6] for g, x in words) / len(words)
-    las = 100.0 * sum(g[6] == x[6] and g[7] == x[7] for g, x in words) / len(words)
+    las = 100.0 * sum(g[6] == x[6] and g[7].split(":")[0] == x[7].split(":")[0] for g, x in words) / len(words)
+    whole = 100.0 * sum(g[6] == x[6] and g[7] == x[7] for g, x in words) / len(words)
     scored = json.loads(r.output)
-    assert abs(scored["UAS"] - uas) < 0.01 and abs(scored["LAS"] - las) < 0.01
+    official = scored["official"]
+    assert abs(official["UAS"] - uas) < 0.01 and abs(official["LAS"] - las) < 0.01
+    assert abs(scored["LAS_whole_labels"] - whole) < 0.01
+    from udtools import udeval
+    want = udeval.evaluate(udeval.load_conllu_file(str(gold)), udeval.load_conllu_file(str(system)))
+    assert all(official[m] == 100 * want[m].f1 for m in ("LAS", "CLAS", "MLAS", "BLEX"))
     r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1"])
     assert r.exit_code == 0 and "| swap |" in r.output
     row = next(line for line in r.output.splitlines() if line.startswith("| swap |"))

@@ -63,7 +63,8 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("command", [["convert", "{}", "{out}/x.spacy"], ["stats", "{}"], ["evaluate", "{}", "{}"],
-                                     ["transform-check", "{}"], ["oracle", "{}"], ["roundtrip-check", "{}"]])
+                                     ["transform-check", "{}"], ["oracle", "{}"], ["roundtrip-check", "{}"],
+                                     ["validate", "{}"]])
 @pytest.mark.parametrize("kind", sorted(BAD_INPUTS))
 def test_bad_input_gets_one_line_and_exit_1(command, kind, tmp_path):
     path = BAD_INPUTS[kind](tmp_path)

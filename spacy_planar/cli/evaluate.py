@@ -9,8 +9,9 @@ from typing import Iterator, Tuple
 import typer
 
 from ..conllu_io import read_conllu
-from ..errors import Errors, UserError
+from ..errors import ConlluError, Errors, UserError
 from ..metrics import LENGTH_BINS, Scores
+from ..official import conll18_scores, validate as official_validate
 from ._app import USER_ERRORS, app, fail, msg
 
 
@@ -44,18 +45,27 @@ def evaluate(
 ) -> None:
     """Score a parser's CoNLL-U against the gold one (every word counted).
 
-    UAS, LAS, exact match and non-projective arc P/R/F (all words), then
-    UAS / LAS by gold arc length, and over the long arcs (7+) by gold label
-    and side of the head (``--json``: all of them)."""
+    First the CoNLL 2018 shared task's scorer (UD's udtools): UAS, LAS,
+    CLAS, MLAS, BLEX over universal relations (obl:arg counts as obl), and
+    UPOS, XPOS, UFeats, Lemmas (right only where the system file predicts
+    them). Then what it lacks: LAS over whole labels, exact match,
+    non-projective arc P/R/F, UAS / LAS by gold arc length, and over the
+    long arcs (7+) by gold label and side of the head (``--json``: all of
+    them)."""
     scores = Scores()
     try:
         for g, s in paired_trees(gold, system):
             scores.add(g, s)
+        official = conll18_scores(gold, system)
     except USER_ERRORS as e:
         fail(str(e))
-    res = scores.as_dict()
+    ours = scores.as_dict()
+    res = {**{f"{k} (CoNLL 2018)": v for k, v in official.items()}, "LAS whole labels": ours.pop("LAS")}
+    ours.pop("UAS")
+    res.update(ours)
     if as_json:
-        print(json.dumps({**res, "by_length": scores.by_length(), "long_arcs": scores.long_arcs()}, indent=2))
+        print(json.dumps({"official": official, "LAS_whole_labels": res["LAS whole labels"], **ours,
+                          "by_length": scores.by_length(), "long_arcs": scores.long_arcs()}, indent=2))
         return
     msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
               title=f"{system} against {gold}")
@@ -64,3 +74,27 @@ def evaluate(
     msg.table([(kind, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for kind, v in scores.long_arcs(top=10).items()],
               header=("gold label, side of the head", "gold arcs", "UAS", "LAS"),
               title=f"The gold arcs of {LENGTH_BINS[-1]} words, the most frequent kinds")
+
+
+@app.command()
+def validate(
+    path: Path = typer.Argument(..., help="A CoNLL-U file"),
+    level: int = typer.Option(2, "--level", "-l", help="1-5: format, UD's universal rules, content rules, "
+                              "a language's features, its relations"),
+    lang: str = typer.Option("ud", "--lang", help="Language code for levels 4-5 (ud: none)"),
+) -> None:
+    """Check a CoNLL-U file with the UD validator (UD's udtools), as UD's
+    releases do: exit 0 if it passes at --level, 1 with its report if not."""
+    try:
+        if not 1 <= level <= 5:
+            raise UserError(Errors.E044.format(level=level))
+        if not path.is_file():
+            raise UserError((Errors.E032 if path.is_dir() else Errors.E031).format(path=path))
+        if not path.read_bytes().strip():
+            raise ConlluError(path, 1, Errors.E015)
+    except USER_ERRORS as e:
+        fail(str(e))
+    passed, report = official_validate(path, level, lang)
+    print(report)
+    if not passed:
+        raise typer.Exit(1)
