@@ -114,6 +114,13 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     assert r.exit_code == 1 and "E086" in r.output and not (tmp_path / "x.cfg").exists()
 
 
+def _first_sentences(path, dest, n):
+    lines = path.read_text(encoding="utf-8").split("\n")
+    cut = [i for i, line in enumerate(lines) if not line][n - 1]
+    dest.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    return dest
+
+
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_spacy_train_runs(config, small_corpus, tmp_path):
     cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
@@ -145,6 +152,25 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert [s.text for s in sents] == ["jah qaþ imma .", "unte swa galaubida guþ þamma fairhwau , swaswe sunu seinana ."]
     for s in sents:
         assert s.heads.count(0) == 1 and s.deprels[s.heads.index(0)] == "root"
+    # the UD validator, level 2: the UD pipeline's output passes; a parser alone fails on its UPOS '_' only,
+    # and parse says so in one line
+    from spacy_planar.official import validate
+
+    passed, report = validate(tmp_path / "p.conllu", level=2)
+    if config.stem == "ud":
+        assert passed, report
+    else:
+        assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
+        assert sum("predicts no UPOS" in line for line in r.output.splitlines()) == 1
+    if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others the input's
+        gold = _first_sentences(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 5)
+        r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(gold),
+                                     str(tmp_path / "g.conllu"), "--validate"])
+        assert r.exit_code == 0, r.output
+        for g, out in zip(read_conllu(gold), read_conllu(tmp_path / "g.conllu")):
+            doc = nlp(spacy.tokens.Doc(nlp.vocab, words=g.forms))
+            assert out.upos == [t.pos_ for t in doc] and out.xpos == [t.tag_ for t in doc]
+            assert out.feats == [str(t.morph) or "_" for t in doc] and out.lemmas == g.lemmas
 
 
 def test_every_entry_point_resolves():

@@ -8,7 +8,7 @@ from typing import List, Tuple
 import numpy as np
 import typer
 
-from ..conllu_io import (Sentence, atomic_output, check_input, doc_to_conllu, read_conllu, sentences_to_doc,
+from ..conllu_io import (USER_DATA_KEY, Sentence, atomic_output, check_input, doc_to_conllu, read_conllu, sentences_to_doc,
                          write_conllu)
 from ..doc_trees import set_trees, span_tree, ud_labels
 from ..errors import ConlluError, Errors
@@ -40,13 +40,25 @@ def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
     return list(nlp.pipe(input_docs(nlp, sents), batch_size=batch_size))
 
 
+# the columns a pipeline may predict: spaCy's annotation, the Token attribute that holds it
+PREDICTED_COLUMNS = {"POS": "pos_", "TAG": "tag_", "LEMMA": "lemma_", "MORPH": "morph"}
+
+
 def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
-    """The input's lines with HEAD and DEPREL from the parsed Docs."""
+    """The input's lines with HEAD and DEPREL from the parsed Docs, and
+    UPOS, XPOS, LEMMA, FEATS from them where the pipeline predicts the
+    column (the input's own where it predicts none)."""
     with atomic_output(path) as f:
         for sent, doc in zip(sents, parsed):
             heads, labels = ud_tree(doc)
             out = sentences_to_doc(nlp.vocab, [sent])
             set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
+            for annotation, attr in PREDICTED_COLUMNS.items():
+                if doc.has_annotation(annotation):
+                    for mine, theirs in zip(out, doc):
+                        setattr(mine, attr, getattr(theirs, attr))
+                    if annotation == "MORPH":  # the input's FEATS as written give way too
+                        out.user_data[USER_DATA_KEY]["sents"][0].pop("feats", None)
             f.write(doc_to_conllu(out))
 
 
@@ -77,11 +89,14 @@ def parse(
     sentencizer: bool = typer.Option(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
+    validate: bool = typer.Option(False, "--validate", "-V", help="Check the output with the UD validator "
+                                  "(level 2); exit 1 if it fails"),
 ) -> None:
     """Parse CoNLL-U or raw text with any pipeline (ours or spaCy's parser).
 
-    CoNLL-U input keeps its lines, with HEAD and DEPREL replaced; raw text
-    is tokenised by the pipeline and written with ``# text`` and
+    CoNLL-U input keeps its lines, with HEAD and DEPREL replaced, and UPOS,
+    XPOS, LEMMA, FEATS where the pipeline predicts them; raw text is
+    tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
     import spacy
 
@@ -105,3 +120,15 @@ def parse(
     n_sents = sum(1 for d in parsed for _ in d.sents)
     msg.good(f"Parsed {n_sents} sentences, {words} words in {seconds:.1f} s "
              f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
+    if words and not any(d.has_annotation("POS") for d in parsed) and (
+            not is_conllu(input_path) or all(u in ("_", "") for s in sents for u in s.upos)):
+        msg.warn(f"{model} predicts no UPOS (no tagger or morphologizer), so the UPOS column is '_', which the UD "
+                 "validator rejects (level 2); configs/ud.cfg trains a pipeline whose output is valid UD")
+    if validate:
+        from ..official import validate as ud_validate
+
+        passed, report = ud_validate(output_path, level=2)
+        if not passed:
+            print(report)
+            raise typer.Exit(1)
+        msg.good(f"UD validator, level 2: passed ({output_path})")
