@@ -223,7 +223,9 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
     path = str(path)
     if report is None:
         report = SkipReport()
-    check_input(path)
+    kind = file_kind(path)
+    if kind != "conllu" and os.path.getsize(path):
+        raise ConlluError(path, 1, Errors.E017 if kind == "docbin" else Errors.E018)
     with open(path, "rb") as stream:
         lines = _CheckedLines(stream, path, skip_invalid, report)
         found = False
@@ -242,6 +244,41 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
             yield sent
         if not found and not report.skipped:
             raise ConlluError(path, 1, Errors.E015)
+
+
+_WORD_ID = re.compile(r"^[1-9][0-9]*([-.][0-9]+)?$")
+
+
+def file_kind(path: Union[str, Path], peek: int = 1 << 16) -> str:
+    """What a file holds, read from its content, not its name: ``docbin``
+    (spaCy's DocBin: zlib-compressed msgpack), ``conllu`` (its first line
+    that is neither blank nor a comment has tab-separated columns or starts
+    with a word ID; only comments: CoNLL-U too) or ``text`` (anything else
+    in UTF-8). Anything else: a one-line
+    ``ConlluError`` (E019)."""
+    import zlib
+
+    check_input(path)
+    with open(path, "rb") as f:
+        head = f.read(peek)
+    if head[:1] == b"\x78":
+        try:
+            zlib.decompressobj().decompress(head, 64)
+            return "docbin"
+        except zlib.error:
+            pass
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # not only a character cut by the peek
+            raise ConlluError(str(path), head[:e.start].count(b"\n") + 1,
+                              Errors.E019.format(reason=e.reason, start=e.start)) from None
+        text = head[:e.start].decode("utf-8-sig")
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            # a malformed CoNLL-U line (9 columns, an odd ID) is still CoNLL-U, for its reader to name
+            return "conllu" if "\t" in line or _WORD_ID.match(line.split()[0]) else "text"
+    return "conllu" if text.strip() else "text"
 
 
 def check_input(path: Union[str, Path]) -> None:

@@ -10,6 +10,7 @@ short arrow into the root word.
 """
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -92,10 +93,28 @@ def _head(x: int, y: int, direction: int, colour: str) -> str:
 
 
 def render(doc, page: bool = False) -> str:
-    """The sentences of a parsed Doc, one SVG each (``page``: a whole HTML
-    page holding them)."""
+    """The sentences of a parsed Doc as one SVG, one above the other
+    (``page``: a whole HTML page holding them)."""
     svgs = sentence_svgs(doc)
-    return html_page(svgs) if page else "\n".join(svgs)
+    return html_page(svgs) if page else stacked_svg(svgs)
+
+
+def stacked_svg(svgs: Sequence[str], gap: int = 20) -> str:
+    """SVG pictures (``render_tree``'s) one above the other in one SVG
+    document: each nested at its offset, the whole as wide as the widest."""
+    if len(svgs) == 1:
+        return svgs[0]
+    sizes = [tuple(int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups()) for svg in svgs]
+    width = max((w for w, _ in sizes), default=0)
+    height = sum(h for _, h in sizes) + gap * max(len(svgs) - 1, 0)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planar-trees" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" style="background: #ffffff">']
+    y = 0
+    for svg, (_, h) in zip(svgs, sizes):
+        out.append(svg.replace("<svg ", f'<svg y="{y}" ', 1))
+        y += h + gap
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 def sentence_svgs(doc) -> List[str]:

@@ -162,6 +162,12 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
         assert sum("predicts no UPOS" in line for line in r.output.splitlines()) == 1
+    # a DocBin in (whatever its name): its words parsed, CoNLL-U out
+    r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(small_corpus),
+                                 str(tmp_path / "d.conllu")])
+    assert r.exit_code == 0, r.output
+    from spacy_planar.conllu_io import read_docbin
+    assert [s.forms for s in read_conllu(tmp_path / "d.conllu")] == [[t.text for t in d] for d in read_docbin(small_corpus)]
     if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others the input's
         gold = _first_sentences(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 5)
         r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(gold),

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import spacy
 from typer.testing import CliRunner
 
 from conftest import treebank
@@ -129,3 +130,55 @@ def test_render_draws_the_second_plane_below_the_words(tmp_path):
     assert any(int(g.get("data-plane")) == 1 for g in arcs)
     r = CliRunner().invoke(app, ["render", str(gold), str(tmp_path / "all.html")])
     assert r.exit_code == 0 and (tmp_path / "all.html").read_text(encoding="utf-8").count("<svg") == len(sents)
+
+
+def test_render_of_several_sentences_is_one_svg_document(tmp_path):
+    """Several sentences in one .svg (the file, and ``render(doc)`` of a
+    Doc with several sentences): one XML document, a nested picture per
+    sentence, one above the other; a CoNLL-U file named .txt is read as
+    CoNLL-U; a pipeline without --text, or a CoNLL-U file with it, gets
+    one line."""
+    from spacy_planar.conllu_io import sentences_to_doc
+    from spacy_planar.render import render
+
+    lines = treebank("got_proiel", "dev").read_text(encoding="utf-8").split("\n")
+    cut = [i for i, line in enumerate(lines) if not line][2]
+    gold = tmp_path / "three.txt"  # CoNLL-U whatever its name
+    gold.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    out = tmp_path / "all.svg"
+    r = CliRunner().invoke(app, ["render", str(gold), str(out)])
+    assert r.exit_code == 0, r.output
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    for root in (ET.parse(out).getroot(),
+                 ET.fromstring(render(sentences_to_doc(spacy.blank("xx").vocab, list(read_conllu(gold)))))):
+        pictures = root.findall("s:svg", ns)
+        assert len(pictures) == 3
+        ys = [float(p.get("y")) for p in pictures]
+        assert ys == sorted(ys) and ys[0] == 0 and float(root.get("height")) > ys[-1]
+    r = CliRunner().invoke(app, ["render", str(gold), str(out), "--text", "jah qaþ"])
+    assert r.exit_code == 1 and "[E079]" in r.output and len(r.output.strip().splitlines()) == 1
+    r = CliRunner().invoke(app, ["render", str(tmp_path), str(out)])
+    assert r.exit_code == 1 and "[E085]" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_inputs_are_told_apart_by_content(tmp_path):
+    """A CoNLL-U file named .txt is CoNLL-U, a DocBin is a DocBin whatever
+    its name, plain text is text: readers of CoNLL-U name what they got in
+    one line; parse takes all three."""
+    from spacy_planar.conllu_io import conllu_to_docbin, file_kind
+
+    lines = treebank("got_proiel", "dev").read_text(encoding="utf-8").split("\n")
+    cut = [i for i, line in enumerate(lines) if not line][2]
+    conllu_txt = tmp_path / "a.txt"
+    conllu_txt.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    docbin = tmp_path / "b.conllu"
+    conllu_to_docbin(conllu_txt, tmp_path / "b.spacy")
+    docbin.write_bytes((tmp_path / "b.spacy").read_bytes())
+    text = tmp_path / "c.conllu"
+    text.write_text("jah qaþ imma .\n", encoding="utf-8")
+    assert [file_kind(p) for p in (conllu_txt, docbin, text)] == ["conllu", "docbin", "text"]
+    r = CliRunner().invoke(app, ["stats", str(conllu_txt)])
+    assert r.exit_code == 0, r.output
+    for path, code in ((docbin, "[E017]"), (text, "[E018]")):
+        r = CliRunner().invoke(app, ["stats", str(path)])
+        assert r.exit_code == 1 and code in r.output and len(r.output.strip().splitlines()) == 1, r.output

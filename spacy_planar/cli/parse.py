@@ -8,8 +8,8 @@ from typing import List, Tuple
 import numpy as np
 import typer
 
-from ..conllu_io import (USER_DATA_KEY, Sentence, atomic_output, check_input, doc_to_conllu, read_conllu, sentences_to_doc,
-                         write_conllu)
+from ..conllu_io import (USER_DATA_KEY, Sentence, atomic_output, check_input, doc_to_conllu, file_kind, read_conllu,
+                         read_docbin, sentences_to_doc, write_conllu)
 from ..doc_trees import set_trees, span_tree, ud_labels
 from ..errors import ConlluError, Errors
 from ._app import USER_ERRORS, app, fail, msg
@@ -77,14 +77,14 @@ def read_text(path: Path) -> List[str]:
 
 
 def is_conllu(path: Path) -> bool:
-    return path.suffix in (".conllu", ".conll")
+    return file_kind(path) == "conllu"
 
 
 @app.command()
 def parse(
     model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package)"),
-    input_path: Path = typer.Argument(..., help="CoNLL-U (.conllu: its words are parsed), or raw text, one "
-                                      "paragraph or sentence per line"),
+    input_path: Path = typer.Argument(..., help="CoNLL-U or a spaCy DocBin (their words are parsed), or raw "
+                                      "text, one paragraph or sentence per line; told apart by content"),
     output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
     sentencizer: bool = typer.Option(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
@@ -103,11 +103,21 @@ def parse(
     try:
         nlp = spacy.load(model)
         start = time.perf_counter()
-        if is_conllu(input_path):
+        kind = file_kind(input_path)
+        sents = []
+        if kind == "conllu":
             sents = list(read_conllu(input_path))
             parsed = parse_sentences(nlp, sents, batch_size)
             seconds = time.perf_counter() - start
             write_parsed(nlp, sents, parsed, output_path)
+        elif kind == "docbin":  # its Docs' words, parsed and written as CoNLL-U
+            from spacy.tokens import Doc
+
+            words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
+                     for d in read_docbin(input_path)]
+            parsed = list(nlp.pipe(words, batch_size=batch_size))
+            seconds = time.perf_counter() - start
+            write_conllu(parsed, output_path)
         else:
             if sentencizer and "sentencizer" not in nlp.pipe_names:
                 nlp.add_pipe("sentencizer", first=True)
@@ -120,8 +130,8 @@ def parse(
     n_sents = sum(1 for d in parsed for _ in d.sents)
     msg.good(f"Parsed {n_sents} sentences, {words} words in {seconds:.1f} s "
              f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
-    if words and not any(d.has_annotation("POS") for d in parsed) and (
-            not is_conllu(input_path) or all(u in ("_", "") for s in sents for u in s.upos)):
+    if words and not any(d.has_annotation("POS") for d in parsed) and all(
+            u in ("_", "") for s in sents for u in s.upos):
         msg.warn(f"{model} predicts no UPOS (no tagger or morphologizer), so the UPOS column is '_', which the UD "
                  "validator rejects (level 2); configs/ud.cfg trains a pipeline whose output is valid UD")
     if validate:

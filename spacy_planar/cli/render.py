@@ -8,7 +8,7 @@ import typer
 
 from ..conllu_io import atomic_output, read_conllu, sentences_to_doc
 from ..errors import Errors, UserError
-from ..render import html_page, sentence_svgs
+from ..render import html_page, sentence_svgs, stacked_svg
 from ._app import USER_ERRORS, app, fail, msg
 from .parse import is_conllu
 
@@ -18,9 +18,9 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> Li
     or ``text`` parsed by a pipeline."""
     import spacy
 
-    if is_conllu(Path(source)):
+    if Path(source).is_file() and is_conllu(Path(source)):
         if text is not None:
-            raise UserError(Errors.E085.format(source=source))
+            raise UserError(Errors.E079.format(source=source))
         vocab = spacy.blank("xx").vocab
         sents = [s for s in read_conllu(source) if s.heads is not None]
         if sentence is not None:
@@ -35,8 +35,8 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> Li
 
 @app.command("render")
 def render_cmd(
-    source: str = typer.Argument(..., help="CoNLL-U (.conllu) or a trained pipeline (path or package)"),
-    output_path: Path = typer.Argument(..., help="An .svg (one sentence) or .html page (all)"),
+    source: str = typer.Argument(..., help="A CoNLL-U file or a trained pipeline (path or package)"),
+    output_path: Path = typer.Argument(..., help="An .svg or .html file"),
     text: Optional[str] = typer.Option(None, "--text", "-t", help="With a pipeline: the text to parse and draw"),
     sentence: Optional[int] = typer.Option(None, "--sentence", "-n", help="CoNLL-U: draw only the n-th sentence"),
 ) -> None:
@@ -44,15 +44,15 @@ def render_cmd(
 
     The links of the first plane are drawn above the words, as displaCy
     draws arcs, and those of the second below them: the two stacks of the
-    2-planar parser. An .svg holds the first sentence (or ``--sentence``);
-    an .html page holds them all."""
+    2-planar parser. An .svg or an .html page holds every sentence, one
+    above the other (``--sentence``: that one only)."""
     if output_path.suffix not in (".svg", ".html"):
         fail(Errors.E083.format(path=output_path))
     try:
         docs = parsed_docs(source, text, sentence)
         pictures = [svg for doc in docs for svg in sentence_svgs(doc)]
         with atomic_output(output_path) as f:
-            f.write(html_page(pictures) if output_path.suffix == ".html" else pictures[0] + "\n")
+            f.write(html_page(pictures) if output_path.suffix == ".html" else stacked_svg(pictures) + "\n")
     except USER_ERRORS as e:
         fail(str(e))
     msg.good(f"Wrote {output_path}")
