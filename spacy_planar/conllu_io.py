@@ -267,17 +267,19 @@ def file_kind(path: Union[str, Path], peek: int = 1 << 16) -> str:
             return "docbin"
         except zlib.error:
             pass
+    bad = None
     try:
         text = head.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:  # not only a character cut by the peek
-            raise ConlluError(str(path), head[:e.start].count(b"\n") + 1,
-                              Errors.E019.format(reason=e.reason, start=e.start)) from None
-        text = head[:e.start].decode("utf-8-sig")
-    for line in text.splitlines():
+    except UnicodeDecodeError as e:  # judged by what comes before (its reader names the line)
+        bad, text = e, head[:e.start].decode("utf-8-sig")
+    lines = text.splitlines()[:-1] if bad is not None else text.splitlines()  # the last one may be cut
+    for line in lines:
         if line.strip() and not line.startswith("#"):
             # a malformed CoNLL-U line (9 columns, an odd ID) is still CoNLL-U, for its reader to name
             return "conllu" if "\t" in line or _WORD_ID.match(line.split()[0]) else "text"
+    if bad is not None and bad.start < len(head) - 4:  # not only a character cut by the peek
+        raise ConlluError(str(path), head[:bad.start].count(b"\n") + 1,
+                          Errors.E019.format(reason=bad.reason, start=bad.start))
     return "conllu" if text.strip() else "text"
 
 
