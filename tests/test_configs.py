@@ -420,3 +420,16 @@ def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_
     assert nlp.pipe_names == [p for p in ["tok2vec", "morphologizer", "tagger", "planar_parser"] if p not in left_out]
     doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     assert sum(t.head == t for t in doc) == 1
+
+
+def test_project_takes_any_ud_treebank_by_variables():
+    """project.yml's assets are one treebank named by variables: its code
+    and its repository give the three splits' URLs and destinations."""
+    from weasel.util import load_project_config
+
+    root = Path(__file__).resolve().parents[1]
+    config = load_project_config(root, overrides={"vars.treebank": "la_ittb", "vars.ud_repo": "UD_Latin-ITTB"})
+    urls = sorted(a["url"] for a in config["assets"])
+    assert urls == [f"https://raw.githubusercontent.com/UniversalDependencies/UD_Latin-ITTB/master/la_ittb-ud-{s}.conllu"
+                    for s in ("dev", "test", "train")]
+    assert sorted(a["dest"] for a in config["assets"]) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test", "train")]
