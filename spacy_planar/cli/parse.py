@@ -37,7 +37,21 @@ def ud_tree(doc) -> Tuple[List[int], List[str]]:
 
 
 def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
-    return list(nlp.pipe(input_docs(nlp, sents), batch_size=batch_size))
+    return piped(nlp, input_docs(nlp, sents), batch_size)
+
+
+def piped(nlp, docs: List, batch_size: int) -> List:
+    """``nlp.pipe`` over ``docs`` with a progress bar in words (on a
+    terminal's stderr; none where stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    total = sum(len(d) if not isinstance(d, str) else len(d.split()) for d in docs)
+    out = []
+    with tqdm(total=total, unit=" words", unit_scale=True, disable=None, leave=False) as bar:
+        for doc in nlp.pipe(docs, batch_size=batch_size):
+            out.append(doc)
+            bar.update(len(doc))
+    return out
 
 
 # the columns a pipeline may predict: spaCy's annotation, the Token attribute that holds it
@@ -115,13 +129,13 @@ def parse(
 
             words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
                      for d in read_docbin(input_path)]
-            parsed = list(nlp.pipe(words, batch_size=batch_size))
+            parsed = piped(nlp, words, batch_size)
             seconds = time.perf_counter() - start
             write_conllu(parsed, output_path)
         else:
             if sentencizer and "sentencizer" not in nlp.pipe_names:
                 nlp.add_pipe("sentencizer", first=True)
-            parsed = list(nlp.pipe(read_text(input_path), batch_size=batch_size))
+            parsed = piped(nlp, read_text(input_path), batch_size)
             seconds = time.perf_counter() - start
             write_conllu(parsed, output_path)
     except USER_ERRORS as e:
