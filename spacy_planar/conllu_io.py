@@ -486,6 +486,13 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
             if OUTSIDE in heads:
                 raise UserError(Errors.E020.format(doc=doc_index, token=start + heads.index(OUTSIDE)))
             labels = ud_labels(heads, labels)
+        # raw text: a whitespace token (spaCy's for a second space, a tab, a newline) is no UD word;
+        # it goes into the word before it as SpacesAfter, and words are numbered without it
+        spaces = [t.is_space for t in tokens] if stored is None and not all(t.is_space for t in tokens) else []
+        after: Dict[int, str] = {}
+        if any(spaces):
+            tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads if parsed else None,
+                                                                 labels if parsed else None)
         out.extend(empty.get(0, []))
         for i, token in enumerate(tokens):
             if i in ranges:
@@ -500,7 +507,9 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
                 head = "_"
                 deprel = deprels[i] if deprels else "_"
             misc = stored["misc"][i] if stored is not None else "_"
-            if i > inside_until:
+            if i in after:
+                misc = f"SpacesAfter={after[i]}"
+            elif i > inside_until:
                 misc = _with_space_after(misc, bool(token.whitespace_))
             morph = feats.get(str(i)) or _field(str(token.morph))
             out.append("\t".join((
@@ -510,6 +519,36 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
             out.extend(empty.get(i + 1, []))
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
+
+
+_SPACE_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
+
+
+def _without_space_tokens(tokens, spaces: List[bool], heads, labels):
+    """A sentence's tokens without its whitespace tokens (not the first),
+    the heads renumbered (a word whose head was one takes that one's head),
+    and per kept word before one the whitespace after it as UD's
+    ``SpacesAfter`` value (escaped: ``\\s`` a space, ``\\t``, ``\\n``)."""
+    keep = [i for i, space in enumerate(spaces) if not space or i == 0]
+    new_index = {old: new for new, old in enumerate(keep)}
+    after: Dict[int, str] = {}
+    for i, space in enumerate(spaces):
+        if space and i > 0:
+            prev = max(k for k in keep if k < i)
+            text = after.get(new_index[prev], None)
+            raw = (tokens[prev].whitespace_ if text is None else "") + tokens[i].text_with_ws
+            after[new_index[prev]] = (text or "") + "".join(_SPACE_ESCAPES.get(c, c) for c in raw)
+    if heads is not None:
+        def kept_head(i: int) -> int:  # 1-based, 0 for the root
+            h = heads[i]
+            seen = set()
+            while h and spaces[h - 1] and h - 1 != 0 and h not in seen:
+                seen.add(h)
+                h = heads[h - 1]
+            return 0 if not h else new_index[h - 1] + 1
+
+        heads, labels = [kept_head(i) for i in keep], [labels[i] for i in keep]
+    return [tokens[i] for i in keep], heads, labels, after
 
 
 def docs_to_conllu(docs: Iterable) -> Iterator[str]:

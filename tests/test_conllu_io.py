@@ -164,3 +164,30 @@ def test_convert_cli_both_ways(tmp_path, got_train):
     assert back.read_text(encoding="utf-8") == got_train.read_text(encoding="utf-8")
     res = runner.invoke(app, ["convert", str(got_train), str(tmp_path / "x.txt")])
     assert res.exit_code == 1 and "E030" in res.output
+
+
+def test_whitespace_tokens_are_written_as_spaces_after(tmp_path):
+    """Raw text with a double space and a tab: spaCy's whitespace tokens are
+    no UD words; the word before each gets SpacesAfter (escaped), the words
+    are numbered without them, a word headed by one takes that one's head,
+    and the file passes the UD validator at level 2."""
+    import spacy
+
+    from spacy_planar.conllu_io import doc_to_conllu, read_conllu
+    from spacy_planar.official import validate
+
+    nlp = spacy.blank("xx")
+    doc = nlp("jah qaþ  imma\t sa .")
+    assert [t.text for t in doc] == ["jah", "qaþ", " ", "imma", "\t ", "sa", "."]
+    heads = [1, 1, 1, 1, 3, 2, 1]  # "sa" headed by the space token after "qaþ": it takes "qaþ"
+    for t, h, pos, dep in zip(doc, heads, ["CCONJ", "VERB", "SPACE", "PRON", "SPACE", "PRON", "PUNCT"],
+                              ["cc", "ROOT", "dep", "obj", "dep", "nsubj", "punct"]):
+        t.head, t.pos_, t.dep_ = doc[h], pos if pos != "SPACE" else "X", dep
+    path = tmp_path / "raw.conllu"
+    path.write_text(doc_to_conllu(doc), encoding="utf-8")
+    (sent,) = read_conllu(path)
+    assert sent.forms == ["jah", "qaþ", "imma", "sa", "."]
+    assert sent.misc == ["_", "SpacesAfter=\\s\\s", "SpacesAfter=\\t\\s", "_", "SpaceAfter=No"]
+    assert sent.heads == [2, 0, 2, 2, 2] and sent.deprels == ["cc", "root", "obj", "nsubj", "punct"]
+    passed, report = validate(path, level=2)
+    assert passed, report
