@@ -25,7 +25,7 @@ def small_corpus(tmp_path_factory):
 
 
 # each shipped config: the `spacy-planar init-config` arguments that write it
-SOURCES = {"ud": ["two_planar", "--tagging"], "ud_spacy_parser": ["spacy_parser", "--tagging"]}
+SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_spacy_parser": ["spacy_parser", "--tagging"]}
 
 
 def test_the_shipped_configs():
@@ -360,14 +360,14 @@ def test_project_takes_every_setting_from_the_configs():
 
 
 def test_add_pipe_is_the_shipped_default_system():
-    """``nlp.add_pipe("planar_parser")`` is configs/two_planar.cfg's parser:
+    """``nlp.add_pipe("planar_parser")`` is configs/arc_eager.cfg's parser:
     every setting and the model's, the tok2vec apart (its own there, base.cfg's
     encoder; a listener of the shared one in the config)."""
     from thinc.api import Config
     nlp = spacy.blank("xx")
     nlp.add_pipe("planar_parser")
     added = nlp.config["components"]["planar_parser"]
-    shipped = Config().from_disk(next(c for c in CONFIGS if c.stem == "two_planar"), interpolate=False)
+    shipped = Config().from_disk(next(c for c in CONFIGS if c.stem == "arc_eager"), interpolate=False)
     parser = shipped["components"]["planar_parser"]
     own, listener = added["model"].pop("tok2vec"), parser["model"].pop("tok2vec")
     assert added == parser

@@ -8,7 +8,8 @@ from thinc.api import Config, Model
 from ..systems.registry import Configured
 from .pipe import PlanarParser
 
-# The recommended parser, in this one place: 2-planar at the widths and exploration of the shipped
+# The recommended parser, in this one place: pseudo-projective arc-eager (the most accurate system on
+# the small non-projective treebanks measured, docs/decisions.md) at the widths and exploration of the shipped
 # configs (whose partials, spacy_planar/configs/*.cfg, say only what differs), over a tok2vec of its
 # own that is base.cfg's (read from it below; the shipped configs listen to a shared one instead).
 DEFAULT_CONFIG = """
@@ -21,7 +22,8 @@ arc_width = 0
 nO = null
 
 [transition_system]
-@transition_systems = "spacy-planar.two_planar.v1"
+@transition_systems = "spacy-planar.arc_eager.v1"
+encoding = "head+path"
 
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"
@@ -56,8 +58,8 @@ DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
         "single_root": True,
         "root_label": None,
         "extra_root_label": "dep",
-        "exploration": 0.5,
-        "exploration_nonprojective": 0.0,
+        "exploration": 0.9,
+        "exploration_nonprojective": None,
         "exploration_keep_order": False,
         "beam_width": 1,
         "beam_density": 0.0,
