@@ -463,7 +463,8 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
     empty nodes come back as they were) or from raw text (``sent_id`` and
     ``text`` comments are made, whitespace gives ``SpaceAfter=No``). Tokens
     without a parse get HEAD and DEPREL ``_``; spaCy's root label ``ROOT`` is
-    written as UD's ``root``."""
+    written as UD's ``root``. (Over 60 lines: one loop writes each of the
+    ten columns, from the stored treebank lines or from the Doc.)"""
     parsed = doc.has_annotation("DEP")
     out: List[str] = []
     for k, (start, end, stored) in enumerate(_sentence_bounds(doc)):

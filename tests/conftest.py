@@ -18,6 +18,13 @@ def treebank(name: str, split: str = "train") -> Path:
     return path
 
 
+def sample(src: Path, dst: Path, n: int) -> Path:
+    """The first n sentences of a CoNLL-U file."""
+    blocks = src.read_text(encoding="utf-8").split("\n\n")[:n]
+    dst.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
+    return dst
+
+
 @pytest.fixture
 def got_train() -> Path:
     return treebank("got_proiel")

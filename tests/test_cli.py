@@ -104,21 +104,18 @@ def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys)
 def test_validate_runs_the_ud_validator(tmp_path):
     """`validate` passes a UD release's file at level 2 (exit 0) and fails
     one with a second root, naming the error (exit 1)."""
-    from conftest import treebank
+    from conftest import sample, treebank
 
-    lines = treebank("cu_proiel", "dev").read_text(encoding="utf-8").split("\n")
-    cut = [i for i, line in enumerate(lines) if not line][4]
-    good = tmp_path / "good.conllu"
-    good.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    good = sample(treebank("cu_proiel", "dev"), tmp_path / "good.conllu", 5)
     res = runner.invoke(app, ["validate", str(good), "--level", "2"])
     assert res.exit_code == 0 and "PASSED" in res.output, res.output
-    bad_lines = list(lines[:cut + 1])
+    bad_lines = good.read_text(encoding="utf-8").split("\n")
     i = next(i for i, line in enumerate(bad_lines) if line.split("\t")[0] == "2")
     cols = bad_lines[i].split("\t")
     cols[6], cols[7] = "0", "root"
     bad_lines[i] = "\t".join(cols)
     bad = tmp_path / "bad.conllu"
-    bad.write_text("\n".join(bad_lines) + "\n", encoding="utf-8")
+    bad.write_text("\n".join(bad_lines), encoding="utf-8")
     res = runner.invoke(app, ["validate", str(bad)])
     assert res.exit_code == 1 and "FAILED" in res.output and "root" in res.output, res.output
     res = runner.invoke(app, ["validate", str(good), "--level", "7"])

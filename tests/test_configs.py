@@ -9,7 +9,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import registry
 
-from conftest import treebank
+from conftest import sample, treebank
 from spacy_planar.conllu_io import conllu_to_docs
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
@@ -114,13 +114,6 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     assert r.exit_code == 1 and "E086" in r.output and not (tmp_path / "x.cfg").exists()
 
 
-def _first_sentences(path, dest, n):
-    lines = path.read_text(encoding="utf-8").split("\n")
-    cut = [i for i, line in enumerate(lines) if not line][n - 1]
-    dest.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
-    return dest
-
-
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_spacy_train_runs(config, small_corpus, tmp_path):
     cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
@@ -169,7 +162,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     from spacy_planar.conllu_io import read_docbin
     assert [s.forms for s in read_conllu(tmp_path / "d.conllu")] == [[t.text for t in d] for d in read_docbin(small_corpus)]
     if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others the input's
-        gold = _first_sentences(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 5)
+        gold = sample(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 5)
         r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(gold),
                                      str(tmp_path / "g.conllu"), "--validate"])
         assert r.exit_code == 0, r.output

@@ -12,19 +12,12 @@ import pytest
 import spacy
 from typer.testing import CliRunner
 
-from conftest import treebank
+from conftest import sample, treebank
 from spacy_planar.cli import app
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.trees import nonprojective_arcs, plane_assignment
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def sample(src: Path, dst: Path, n: int) -> Path:
-    """The first n sentences of a CoNLL-U file."""
-    blocks = src.read_text(encoding="utf-8").split("\n\n")[:n]
-    dst.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
-    return dst
 
 
 def readme_block(heading: str, language: str) -> str:
@@ -141,10 +134,7 @@ def test_render_of_several_sentences_is_one_svg_document(tmp_path):
     from spacy_planar.conllu_io import sentences_to_doc
     from spacy_planar.render import render
 
-    lines = treebank("got_proiel", "dev").read_text(encoding="utf-8").split("\n")
-    cut = [i for i, line in enumerate(lines) if not line][2]
-    gold = tmp_path / "three.txt"  # CoNLL-U whatever its name
-    gold.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    gold = sample(treebank("got_proiel", "dev"), tmp_path / "three.txt", 3)  # CoNLL-U whatever its name
     out = tmp_path / "all.svg"
     r = CliRunner().invoke(app, ["render", str(gold), str(out)])
     assert r.exit_code == 0, r.output
@@ -167,10 +157,7 @@ def test_inputs_are_told_apart_by_content(tmp_path):
     one line; parse takes all three."""
     from spacy_planar.conllu_io import conllu_to_docbin, file_kind
 
-    lines = treebank("got_proiel", "dev").read_text(encoding="utf-8").split("\n")
-    cut = [i for i, line in enumerate(lines) if not line][2]
-    conllu_txt = tmp_path / "a.txt"
-    conllu_txt.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    conllu_txt = sample(treebank("got_proiel", "dev"), tmp_path / "a.txt", 3)
     docbin = tmp_path / "b.conllu"
     conllu_to_docbin(conllu_txt, tmp_path / "b.spacy")
     docbin.write_bytes((tmp_path / "b.spacy").read_bytes())

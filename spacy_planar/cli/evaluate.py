@@ -8,7 +8,7 @@ from typing import Iterator, Tuple
 
 import typer
 
-from ..conllu_io import read_conllu
+from ..conllu_io import check_input, read_conllu
 from ..errors import ConlluError, Errors, UserError
 from ..metrics import LENGTH_BINS, Scores
 from ..official import conll18_scores, validate as official_validate
@@ -94,8 +94,7 @@ def validate(
     try:
         if not 1 <= level <= 5:
             raise UserError(Errors.E044.format(level=level))
-        if not path.is_file():
-            raise UserError((Errors.E032 if path.is_dir() else Errors.E031).format(path=path))
+        check_input(path)
         if not path.read_bytes().strip():
             raise ConlluError(path, 1, Errors.E015)
     except USER_ERRORS as e:

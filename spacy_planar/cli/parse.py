@@ -140,6 +140,15 @@ def parse(
             write_conllu(parsed, output_path)
     except USER_ERRORS as e:
         fail(str(e))
+    report_output(model, parsed, sents, seconds, output_path, validate)
+
+
+def report_output(model: str, parsed: List, sents: List[Sentence], seconds: float, output_path: Path,
+                  validate: bool) -> None:
+    """What ``parse`` says of its output: its size and speed; a warning
+    where it has no UPOS (neither predicted nor the input's); with
+    ``validate``, the UD validator's verdict at level 2 (its report and
+    exit 1 where it fails)."""
     words = sum(len(d) for d in parsed)
     n_sents = sum(1 for d in parsed for _ in d.sents)
     msg.good(f"Parsed {n_sents} sentences, {words} words in {seconds:.1f} s "

@@ -16,19 +16,20 @@ from typing import List
 
 import typer
 
-from ..conllu_io import read_conllu
+from ..conllu_io import file_kind, read_conllu
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, msg
 
 
 def write_text(sources: List[Path], out: Path) -> int:
     """The training text of ``sources`` in ``out``, one line per sentence:
-    a CoNLL-U file's word forms (``.conllu``), a plain text file's lines.
+    a CoNLL-U file's word forms, a plain text file's lines (told apart by
+    content).
     Returns the number of words."""
     words = 0
     with out.open("w", encoding="utf-8") as f:
         for path in sources:
-            if path.suffix == ".conllu":
+            if file_kind(path) == "conllu":
                 lines = (" ".join(sent.forms) for sent in read_conllu(path))
             else:
                 lines = (line.strip() for line in path.open(encoding="utf-8"))

@@ -87,7 +87,9 @@ def lstm_init(model: Model, X=None, Y=None) -> None:
 def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List[Floats2d], Callable]:
     """The batch padded time-major (longest sequence first, so the
     sequences still running at step t are the first ``size_at_t[t]``), the
-    input projection in one gemm, then a step per time step."""
+    input projection in one gemm, then a step per time step. (Over 60
+    lines: the backward pass is a closure over the forward's saved gates
+    and cells, step for step its mirror.)"""
     ops, xp = model.ops, model.ops.xp
     nO, nI = model.get_dim("nO"), model.get_dim("nI")
     if not sum(len(X) for X in Xs):
