@@ -49,6 +49,14 @@ class Errors:
     E088 = "[E088] {path}: not a config file: {reason}"
     E089 = "[E089] expected NAME:KEY=VALUE (a planar_parser setting of NAME's pipelines), got '{item}'"
     E087 = "[E087] expected NAME=WIDTH or NAME=WIDTH+merge with a width of at least 1, got '{item}'"
+    # corpora (parse-corpus)
+    E100 = "[E100] {path}: not a directory"
+    E101 = "[E101] {first} and {second} would both be written to {output}"
+    E102 = "[E102] the output folder {out_dir} is inside the input folder {in_dir}: a second run would read its outputs"
+    E103 = "[E103] --n-process, --local-workers and --scheduler choose one way to run: give one of them"
+    E104 = "[E104] {option} must be at least 1, got {value}"
+    E105 = "[E105] {in_dir}: no .txt or .conllu file in it or below it"
+    E106 = "[E106] dask.distributed is not installed: pip install 'spacy-planar[cluster]' (or pip install distributed)"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
@@ -118,3 +126,6 @@ class ConlluError(UserError):
         self.line = line
         self.reason = reason
         super().__init__(f"{self.path}:{line}: {reason}")
+
+    def __reduce__(self):  # pickled by its parts: it crosses process pools and Dask
+        return (type(self), (self.path, self.line, self.reason))

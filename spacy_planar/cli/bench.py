@@ -6,6 +6,7 @@ each figure is the best (and median) of ``--repeats`` runs in one process.
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Callable, Dict, List, Optional
 import typer
 
 from ..conllu_io import read_conllu
+from ..errors import Errors, UserError
 from ._app import USER_ERRORS, beam_options, bench_app, fail, load_pipeline, msg, trees_of
 from .analyse import stats_of
 
@@ -283,3 +285,95 @@ def bench_train(
             seconds[name].append(time.perf_counter() - t)
     rows = {name: summary(words, s) for name, s in seconds.items()}
     report(rows, as_json, f"training speed, {train_path}", baseline=setups[0][0])
+
+
+@bench_app.command("corpus")
+def bench_corpus(
+    model: str = typer.Argument(..., help="A trained pipeline"),
+    source: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U, repeated into a corpus of --words words"),
+    words: int = typer.Option(1_000_000, "--words", help="The corpus's size in words, at least"),
+    n_files: int = typer.Option(100, "--files", help="Files the corpus is cut into"),
+    workers: List[int] = typer.Option([1, 2], "--workers", "-w", help="Local Dask workers (and pool processes) "
+                                      "to time, each one thread"),
+    repeats: int = typer.Option(1, "--repeats", "-r"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Words/s of ``parse-corpus`` against ``parse`` on one file.
+
+    The source's sentences, repeated, make a corpus of at least ``--words``
+    words in ``--files`` CoNLL-U files (and, for ``parse``, one file with
+    all of them), in a temporary folder. Timed, each from its start to its
+    last output (loading the pipeline and starting the workers included):
+    ``parse`` of the one file in this process; ``parse-corpus`` in this
+    process, with a pool of N processes, and on a Dask LocalCluster of N
+    workers, for each N of ``--workers``; every run with one thread per
+    process. The ratio is to ``parse-corpus`` on one Dask worker."""
+    import os
+    import tempfile
+
+    import spacy
+    from threadpoolctl import threadpool_limits
+
+    from ..corpus import ParseOptions, corpus_jobs, parse_corpus, parse_file
+
+    try:
+        blocks = [b for b in source.read_text(encoding="utf-8").split("\n\n") if b.strip()]
+        per_block = [sum(1 for line in b.splitlines() if line.split("\t", 1)[0].isdigit()) for b in blocks]
+        if not blocks or not sum(per_block):
+            raise UserError(Errors.E034.format(sources=source))
+        copies = -(-words // sum(per_block))
+    except USER_ERRORS as e:
+        fail(str(e))
+    msg.info(f"{os.cpu_count()} cores; {copies} copies of {source} ({sum(per_block) * copies} words), "
+             f"{n_files} files")
+    rows: Dict[str, Dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus, outputs = Path(tmp) / "corpus", Path(tmp) / "out"
+        corpus.mkdir()
+        all_blocks = blocks * copies
+        size = -(-len(all_blocks) // n_files)
+        for i in range(n_files):
+            part = all_blocks[i * size:(i + 1) * size]
+            if part:
+                (corpus / f"part{i:05}.conllu").write_text("\n\n".join(part) + "\n\n", encoding="utf-8")
+        whole = Path(tmp) / "whole.conllu"
+        whole.write_text("\n\n".join(all_blocks) + "\n\n", encoding="utf-8")
+        jobs = corpus_jobs(corpus, outputs)
+        total = sum(per_block) * copies
+
+        def one_file() -> int:
+            with threadpool_limits(1):
+                return parse_file(spacy.load(model), whole, Path(tmp) / "whole.out.conllu", progress=False).words
+
+        def in_corpus(n_process: int = 1, local_workers: int = 0) -> Callable[[], int]:
+            def run() -> int:
+                shutil.rmtree(outputs, ignore_errors=True)
+                client = None
+                if local_workers:
+                    from ..cluster import dask_client
+                    client = dask_client(local_workers=local_workers)
+                try:
+                    with threadpool_limits(1):
+                        return parse_corpus(model, jobs, ParseOptions(), n_process=n_process, client=client,
+                                            progress=False).words
+                finally:
+                    if client is not None:
+                        from ..cluster import close_client
+                        close_client(client)
+            return run
+
+        timings = [("parse, one file", one_file), ("parse-corpus, this process", in_corpus())]
+        for n in workers:
+            if n > 1:
+                timings.append((f"parse-corpus --n-process {n}", in_corpus(n_process=n)))
+            timings.append((f"parse-corpus --local-workers {n}", in_corpus(local_workers=n)))
+        seconds: Dict[str, List[float]] = {name: [] for name, _ in timings}
+        spacy.load(model)  # the imports, once, outside the timings
+        for _ in range(repeats):
+            for name, fn in timings:
+                start = time.perf_counter()
+                assert fn() == total, name
+                seconds[name].append(time.perf_counter() - start)
+        rows = {name: summary(total, s) for name, s in seconds.items()}
+    baseline = f"parse-corpus --local-workers {workers[0]}"
+    report(rows, as_json, f"corpus speed, {model}", baseline=baseline if baseline in rows else None)

@@ -5,28 +5,14 @@ import time
 from pathlib import Path
 from typing import List, Tuple
 
-import numpy as np
 import typer
 
-from ..conllu_io import (USER_DATA_KEY, Sentence, atomic_output, check_input, doc_to_conllu, file_kind, read_conllu,
-                         read_docbin, sentences_to_doc, write_conllu)
-from ..doc_trees import set_trees, span_tree, ud_labels
-from ..errors import ConlluError, Errors
+from ..conllu_io import Sentence, file_kind
+from ..corpus import (CorpusReport, FileReport, ParseOptions, corpus_jobs, input_docs, parse_corpus, parse_file,
+                      piped)
+from ..doc_trees import span_tree, ud_labels
+from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, msg
-
-
-def input_docs(nlp, sents: List[Sentence]) -> List:
-    """Docs of the gold words only (no gold annotation), for a pipeline to parse."""
-    from spacy.tokens import Doc
-
-    docs = []
-    for s in sents:
-        spaces = list(s.space_after)
-        for first, last, _ in s.ranges:
-            for i in range(first, last):
-                spaces[i] = True
-        docs.append(Doc(nlp.vocab, words=s.forms, spaces=spaces))
-    return docs
 
 
 def ud_tree(doc) -> Tuple[List[int], List[str]]:
@@ -38,56 +24,6 @@ def ud_tree(doc) -> Tuple[List[int], List[str]]:
 
 def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
     return piped(nlp, input_docs(nlp, sents), batch_size)
-
-
-def piped(nlp, docs: List, batch_size: int) -> List:
-    """``nlp.pipe`` over ``docs`` with a progress bar in words (on a
-    terminal's stderr; none where stderr is not a terminal)."""
-    from tqdm import tqdm
-
-    total = sum(len(d) if not isinstance(d, str) else len(d.split()) for d in docs)
-    out = []
-    with tqdm(total=total, unit=" words", unit_scale=True, disable=None, leave=False) as bar:
-        for doc in nlp.pipe(docs, batch_size=batch_size):
-            out.append(doc)
-            bar.update(len(doc))
-    return out
-
-
-# the columns a pipeline may predict: spaCy's annotation, the Token attribute that holds it
-PREDICTED_COLUMNS = {"POS": "pos_", "TAG": "tag_", "LEMMA": "lemma_", "MORPH": "morph"}
-
-
-def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
-    """The input's lines with HEAD and DEPREL from the parsed Docs, and
-    UPOS, XPOS, LEMMA, FEATS from them where the pipeline predicts the
-    column (the input's own where it predicts none)."""
-    with atomic_output(path) as f:
-        for sent, doc in zip(sents, parsed):
-            heads, labels = ud_tree(doc)
-            out = sentences_to_doc(nlp.vocab, [sent])
-            set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
-            for annotation, attr in PREDICTED_COLUMNS.items():
-                if doc.has_annotation(annotation):
-                    for mine, theirs in zip(out, doc):
-                        setattr(mine, attr, getattr(theirs, attr))
-                    if annotation == "MORPH":  # the input's FEATS as written give way too
-                        out.user_data[USER_DATA_KEY]["sents"][0].pop("feats", None)
-            f.write(doc_to_conllu(out))
-
-
-def read_text(path: Path) -> List[str]:
-    """The non-blank lines of a UTF-8 text file (a byte order mark is read)."""
-    check_input(path)
-    try:
-        lines = [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
-    except UnicodeDecodeError as e:
-        raise ConlluError(str(path), path.read_bytes()[:e.start].count(b"\n") + 1,
-                          Errors.E001.format(reason=e.reason, start=e.start)) from e
-    texts = [line for line in lines if line]
-    if not texts:
-        raise ConlluError(str(path), 1, Errors.E016)
-    return texts
 
 
 def is_conllu(path: Path) -> bool:
@@ -117,51 +53,94 @@ def parse(
     try:
         nlp = spacy.load(model)
         start = time.perf_counter()
-        kind = file_kind(input_path)
-        sents = []
-        if kind == "conllu":
-            sents = list(read_conllu(input_path))
-            parsed = parse_sentences(nlp, sents, batch_size)
-            seconds = time.perf_counter() - start
-            write_parsed(nlp, sents, parsed, output_path)
-        elif kind == "docbin":  # its Docs' words, parsed and written as CoNLL-U
-            from spacy.tokens import Doc
-
-            words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
-                     for d in read_docbin(input_path)]
-            parsed = piped(nlp, words, batch_size)
-            seconds = time.perf_counter() - start
-            write_conllu(parsed, output_path)
-        else:
-            if sentencizer and "sentencizer" not in nlp.pipe_names:
-                nlp.add_pipe("sentencizer", first=True)
-            parsed = piped(nlp, read_text(input_path), batch_size)
-            seconds = time.perf_counter() - start
-            write_conllu(parsed, output_path)
+        report = parse_file(nlp, input_path, output_path, sentencizer, batch_size)
+        seconds = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))
-    report_output(model, parsed, sents, seconds, output_path, validate)
+    report_output(model, report, seconds, output_path, validate)
 
 
-def report_output(model: str, parsed: List, sents: List[Sentence], seconds: float, output_path: Path,
-                  validate: bool) -> None:
+def report_output(model: str, report: FileReport, seconds: float, output_path: Path, validate: bool) -> None:
     """What ``parse`` says of its output: its size and speed; a warning
     where it has no UPOS (neither predicted nor the input's); with
     ``validate``, the UD validator's verdict at level 2 (its report and
     exit 1 where it fails)."""
-    words = sum(len(d) for d in parsed)
-    n_sents = sum(1 for d in parsed for _ in d.sents)
-    msg.good(f"Parsed {n_sents} sentences, {words} words in {seconds:.1f} s "
+    words = report.words
+    msg.good(f"Parsed {report.sentences} sentences, {words} words in {seconds:.1f} s "
              f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
-    if words and not any(d.has_annotation("POS") for d in parsed) and all(
-            u in ("_", "") for s in sents for u in s.upos):
+    if words and not report.has_upos:
         msg.warn(f"{model} predicts no UPOS (no tagger or morphologizer), so the UPOS column is '_', which the UD "
                  "validator rejects (level 2); configs/ud.cfg trains a pipeline whose output is valid UD")
     if validate:
         from ..official import validate as ud_validate
 
-        passed, report = ud_validate(output_path, level=2)
+        passed, text = ud_validate(output_path, level=2)
         if not passed:
-            print(report)
+            print(text)
             raise typer.Exit(1)
         msg.good(f"UD validator, level 2: passed ({output_path})")
+
+
+@app.command("parse-corpus")
+def parse_corpus_command(
+    model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package); with --scheduler, a path "
+                                "every worker reads (a shared folder) or an installed package"),
+    in_dir: Path = typer.Argument(..., help="A folder of raw text (.txt) and CoNLL-U (.conllu) files, also in "
+                                  "folders below it; each file's content says how it is read, as in parse"),
+    out_dir: Path = typer.Argument(..., help="Where the CoNLL-U outputs go, one per input at the same relative "
+                                   "path (suffix .conllu); outputs already there are kept and skipped"),
+    sentencizer: bool = typer.Option(False, "--sentencizer", "-s", help="Raw text: split each line into "
+                                     "sentences (spaCy's sentencizer) rather than parse it as one"),
+    batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
+    n_process: int = typer.Option(1, "--n-process", "-n", help="Processes on this machine, each loading the "
+                                  "pipeline once"),
+    local_workers: int = typer.Option(0, "--local-workers", "-w", help="Start a Dask LocalCluster of N worker "
+                                      "processes and parse on it"),
+    scheduler: str = typer.Option("", "--scheduler", help="The address of a running Dask scheduler (tcp://HOST:8786) "
+                                  "whose workers parse the files and write the outputs"),
+) -> None:
+    """Parse a folder of files into a folder of CoNLL-U: one output per input.
+
+    Each output is written as ``parse`` writes it (byte for byte) and
+    atomically, so an output that exists is complete: a second run after an
+    interrupted one parses only what is missing. The files are parsed here
+    (``--n-process``: by a pool of processes) or on a Dask cluster
+    (``--scheduler``, ``--local-workers``), each worker loading the pipeline
+    once."""
+    try:
+        for option, value in (("--n-process", n_process), ("--batch-size", batch_size)):
+            if value < 1:
+                raise UserError(Errors.E104.format(option=option, value=value))
+        if local_workers < 0:
+            raise UserError(Errors.E104.format(option="--local-workers", value=local_workers))
+        if sum((n_process > 1, local_workers > 0, bool(scheduler))) > 1:
+            raise UserError(Errors.E103)
+        jobs = corpus_jobs(in_dir, out_dir)
+        if Path(model).exists():  # the workers' processes may start elsewhere
+            model = str(Path(model).resolve())
+        options = ParseOptions(sentencizer, batch_size)
+        client = None
+        if scheduler or local_workers:
+            try:
+                from ..cluster import dask_client
+            except ImportError as e:
+                raise UserError(Errors.E106) from e
+            client = dask_client(scheduler, local_workers)
+        try:
+            report = parse_corpus(model, jobs, options, n_process=n_process, client=client)
+        finally:
+            if client is not None:
+                from ..cluster import close_client
+                close_client(client)
+    except USER_ERRORS as e:
+        fail(str(e))
+    report_corpus(model, report, out_dir)
+
+
+def report_corpus(model: str, report: CorpusReport, out_dir: Path) -> None:
+    skipped = f"; {report.skipped} complete outputs kept" if report.skipped else ""
+    msg.good(f"Parsed {report.files} files, {report.words} words in {report.seconds:.1f} s "
+             f"({report.words / max(report.seconds, 1e-9):,.0f} words/s): {out_dir}{skipped}")
+    if report.missing_upos:
+        msg.warn(f"{report.missing_upos} outputs have no UPOS: {model} predicts none (no tagger or morphologizer), "
+                 "which the UD validator rejects (level 2)")

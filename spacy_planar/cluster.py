@@ -1,0 +1,84 @@
+"""Parsing a corpus on a ``dask.distributed`` cluster (``parse-corpus --scheduler``, ``--local-workers``).
+
+Dask is the engine: each job (one input file, its CoNLL-U output; ``corpus.Job``)
+is a task that parses the file with the worker's pipeline and writes the output
+itself, atomically, to a folder every worker reaches. The pipeline is loaded
+once per worker, when the worker starts or joins, by a worker plugin
+(``PipelineLoader``), not once per task. When a worker is lost, the scheduler
+reruns its tasks on the others (up to ``distributed.scheduler.allowed-failures``
+times): a lost worker costs only its files, and since an output appears only
+when complete, nothing it left half-done is mistaken for a result.
+
+A real cluster: start ``dask scheduler`` on one machine and ``dask worker
+tcp://HOST:8786 --nworkers N --nthreads 1`` on each machine (or a SLURM job
+array through ``dask-jobqueue``'s ``SLURMCluster``; README.md, "A corpus on a
+cluster"), with spacy-planar installed and the model and the folders on a
+shared file system, then ``spacy-planar parse-corpus MODEL IN OUT --scheduler
+tcp://HOST:8786``.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+from distributed import Client, LocalCluster, as_completed
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from .corpus import FileReport, Job, ParseOptions, _PIPELINES, load_once, run_job
+
+
+class PipelineLoader(WorkerPlugin):
+    """Loads the pipeline once per worker, when the worker starts (or joins
+    the cluster later), for every job it runs (``corpus.run_job`` finds it
+    loaded). ``model`` is a path every worker can read or the name of an
+    installed pipeline package."""
+
+    name = "spacy-planar-pipeline"
+
+    def __init__(self, model: str):
+        self.model = model
+
+    def setup(self, worker) -> None:
+        load_once(self.model)
+
+    def teardown(self, worker) -> None:
+        _PIPELINES.pop(self.model, None)
+
+
+def run_dask(client: Client, model: str, jobs: Sequence[Job], options: ParseOptions,
+             done: Callable[[Job, FileReport], None]) -> None:
+    """Run ``jobs`` as tasks on ``client``'s cluster; ``done`` is called here
+    as each ends. The first bad input stops the run (its one-line error is
+    raised here, the other tasks cancelled); outputs already written are
+    complete."""
+    client.register_plugin(PipelineLoader(model), name=PipelineLoader.name)
+    keys = [f"spacy-planar-parse-{i}" for i in range(len(jobs))]
+    futures = client.map(run_job, [model] * len(jobs), list(jobs), [options] * len(jobs), key=keys, pure=False)
+    by_key = {future.key: job for future, job in zip(futures, jobs)}
+    try:
+        for future in as_completed(futures):
+            done(by_key[future.key], future.result())
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def dask_client(scheduler: Optional[str] = None, local_workers: int = 0) -> Client:
+    """A client of the scheduler at ``scheduler``, or of a ``LocalCluster``
+    of ``local_workers`` processes with one thread each (``close_client``
+    closes it with the client)."""
+    if scheduler:
+        return Client(scheduler)
+    cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    client._spacy_planar_cluster = cluster
+    return client
+
+
+def close_client(client: Client) -> None:
+    cluster = getattr(client, "_spacy_planar_cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+__all__ = ["PipelineLoader", "run_dask", "dask_client", "close_client"]

@@ -1,0 +1,336 @@
+"""Parsing files and corpora: one CoNLL-U output per input, on one machine or a Dask cluster.
+
+The unit of work is a *job*: one input file (raw text or CoNLL-U, told apart by
+content) and the CoNLL-U file it becomes. Every way of running jobs (in this
+process, a process pool, the workers of a ``dask.distributed`` cluster) runs
+the same ``parse_file``, which the ``parse`` command runs too, so an output is
+byte-identical whoever wrote it. Each output is written atomically (under a
+temporary name, moved into place when complete), so an output that exists is
+complete: a second run skips it and parses only what is missing, and a worker
+lost mid-file leaves nothing under the output's name (Dask reruns its job
+elsewhere).
+
+This follows spaCy's advice for corpora beyond one machine (spaCy issues
+#5111, #4652): shard the input into files, send ``input -> output`` jobs to an
+existing engine, load the pipeline once per worker (``PipelineLoader``, a Dask
+worker plugin; a pool's initializer on one machine). No engine of our own.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .conllu_io import (USER_DATA_KEY, Sentence, atomic_output, check_input, doc_to_conllu, file_kind,
+                        read_conllu, read_docbin, sentences_to_doc, write_conllu)
+from .doc_trees import set_trees, span_tree, ud_labels
+from .errors import ConlluError, Errors, UserError
+
+# the suffixes parse-corpus reads (the content decides how: a .txt holding CoNLL-U is read as CoNLL-U)
+CORPUS_SUFFIXES = (".txt", ".conllu")
+# the columns a pipeline may predict: spaCy's annotation, the Token attribute that holds it
+PREDICTED_COLUMNS = {"POS": "pos_", "TAG": "tag_", "LEMMA": "lemma_", "MORPH": "morph"}
+
+
+@dataclass
+class FileReport:
+    """What parsing one file gave: its size, and whether its output has UPOS."""
+    path: str
+    words: int
+    sentences: int
+    has_upos: bool
+
+
+# --- one file ------------------------------------------------------------------------
+
+def input_docs(nlp, sents: List[Sentence]) -> List:
+    """Docs of the gold words only (no gold annotation), for a pipeline to parse."""
+    from spacy.tokens import Doc
+
+    docs = []
+    for s in sents:
+        spaces = list(s.space_after)
+        for first, last, _ in s.ranges:
+            for i in range(first, last):
+                spaces[i] = True
+        docs.append(Doc(nlp.vocab, words=s.forms, spaces=spaces))
+    return docs
+
+
+def piped(nlp, docs: List, batch_size: int, progress: bool = True) -> List:
+    """``nlp.pipe`` over ``docs``; with ``progress``, a bar in words on a
+    terminal's stderr (none where stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    total = sum(len(d) if not isinstance(d, str) else len(d.split()) for d in docs)
+    out = []
+    with tqdm(total=total, unit=" words", unit_scale=True, disable=None if progress else True, leave=False) as bar:
+        for doc in nlp.pipe(docs, batch_size=batch_size):
+            out.append(doc)
+            bar.update(len(doc))
+    return out
+
+
+def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
+    """The input's lines with HEAD and DEPREL from the parsed Docs, and
+    UPOS, XPOS, LEMMA, FEATS from them where the pipeline predicts the
+    column (the input's own where it predicts none)."""
+    with atomic_output(path) as f:
+        for sent, doc in zip(sents, parsed):
+            heads, labels = span_tree(doc)
+            out = sentences_to_doc(nlp.vocab, [sent])
+            set_trees([out], np.asarray(heads, dtype=np.int64), ud_labels(heads, labels), [len(heads)])
+            for annotation, attr in PREDICTED_COLUMNS.items():
+                if doc.has_annotation(annotation):
+                    for mine, theirs in zip(out, doc):
+                        setattr(mine, attr, getattr(theirs, attr))
+                    if annotation == "MORPH":  # the input's FEATS as written give way too
+                        out.user_data[USER_DATA_KEY]["sents"][0].pop("feats", None)
+            f.write(doc_to_conllu(out))
+
+
+def read_text(path: Path) -> List[str]:
+    """The non-blank lines of a UTF-8 text file (a byte order mark is read)."""
+    check_input(path)
+    try:
+        lines = [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
+    except UnicodeDecodeError as e:
+        raise ConlluError(str(path), path.read_bytes()[:e.start].count(b"\n") + 1,
+                          Errors.E001.format(reason=e.reason, start=e.start)) from e
+    texts = [line for line in lines if line]
+    if not texts:
+        raise ConlluError(str(path), 1, Errors.E016)
+    return texts
+
+
+def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = 1000,
+               progress: bool = True) -> FileReport:
+    """Parse one file with ``nlp`` and write its CoNLL-U atomically.
+
+    CoNLL-U input keeps its lines, with HEAD and DEPREL replaced, and UPOS,
+    XPOS, LEMMA, FEATS where the pipeline predicts them; a DocBin's words are
+    parsed; raw text (one paragraph or sentence per line) is tokenised by the
+    pipeline, each line one Doc (``sentencizer``: split into sentences by
+    spaCy's sentencizer, else parsed as one) and written with ``# text`` and
+    ``SpaceAfter=No``. Bad input raises a one-line ``UserError``."""
+    input_path, output_path = Path(input_path), Path(output_path)
+    kind = file_kind(input_path)
+    sents: List[Sentence] = []
+    if kind == "conllu":
+        sents = list(read_conllu(input_path))
+        parsed = piped(nlp, input_docs(nlp, sents), batch_size, progress)
+        write_parsed(nlp, sents, parsed, output_path)
+    elif kind == "docbin":
+        from spacy.tokens import Doc
+
+        words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
+                 for d in read_docbin(input_path)]
+        parsed = piped(nlp, words, batch_size, progress)
+        write_conllu(parsed, output_path)
+    else:
+        if sentencizer and "sentencizer" not in nlp.pipe_names:
+            nlp.add_pipe("sentencizer", first=True)
+        parsed = piped(nlp, read_text(input_path), batch_size, progress)
+        write_conllu(parsed, output_path)
+    has_upos = any(d.has_annotation("POS") for d in parsed) or any(
+        u not in ("_", "") for s in sents for u in s.upos)
+    return FileReport(str(input_path), sum(len(d) for d in parsed), sum(1 for d in parsed for _ in d.sents),
+                      has_upos)
+
+
+# --- a corpus: its jobs ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Job:
+    """One input file and the CoNLL-U it becomes; ``words`` is an estimate
+    for the progress bar (word lines of CoNLL-U, whitespace tokens of text)."""
+    input: str
+    output: str
+    words: int = 0
+
+
+def corpus_jobs(in_dir: Path, out_dir: Path) -> List[Job]:
+    """One job per ``.txt`` and ``.conllu`` file in ``in_dir`` and below it
+    (sorted by path), each written to the same relative path under
+    ``out_dir`` with the suffix ``.conllu``. One-line errors where
+    ``in_dir`` is no folder, holds no such file, two inputs would share an
+    output, or ``out_dir`` is inside ``in_dir``."""
+    in_dir, out_dir = Path(in_dir), Path(out_dir)
+    if not in_dir.is_dir():
+        check_input(in_dir)  # missing: E031
+        raise NotADirectoryError(Errors.E100.format(path=in_dir))
+    inside = out_dir.resolve()
+    if inside == in_dir.resolve() or in_dir.resolve() in inside.parents:
+        raise UserError(Errors.E102.format(out_dir=out_dir, in_dir=in_dir))
+    inputs = sorted(p for p in in_dir.rglob("*") if p.suffix in CORPUS_SUFFIXES and p.is_file()
+                    and not p.name.startswith("."))
+    if not inputs:
+        raise UserError(Errors.E105.format(in_dir=in_dir))
+    jobs: List[Job] = []
+    seen: Dict[Path, Path] = {}
+    for path in inputs:
+        out = out_dir / path.relative_to(in_dir).with_suffix(".conllu")
+        if out in seen:
+            raise UserError(Errors.E101.format(first=seen[out], second=path, output=out))
+        seen[out] = path
+        jobs.append(Job(str(path), str(out), count_words(path)))
+    return jobs
+
+
+def count_words(path: Path) -> int:
+    """About the words of a file, for a progress bar: the word lines of
+    CoNLL-U, the whitespace-separated tokens of anything else."""
+    n = 0
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+        f.seek(0)
+        conllu = b"\t" in head
+        for line in f:
+            if conllu:
+                n += line[:1].isdigit() and b"\t" in line and line.split(b"\t", 1)[0].isdigit()
+            else:
+                n += len(line.split())
+    return n
+
+
+def is_complete(job: Job) -> bool:
+    """Whether a job's output is there to keep: it exists (outputs are
+    written atomically, so a run stopped mid-file leaves only a hidden
+    temporary file, which ``remove_leftovers`` clears), ends as CoNLL-U ends
+    (a blank line: not cut short by another tool) and is not older than its
+    input (an input edited since is parsed again)."""
+    try:
+        out = os.stat(job.output)
+        if out.st_mtime < os.stat(job.input).st_mtime or out.st_size < 2:
+            return False
+        with open(job.output, "rb") as f:
+            f.seek(-2, os.SEEK_END)
+            return f.read() == b"\n\n"
+    except FileNotFoundError:
+        return False
+
+
+def remove_leftovers(jobs: Iterable[Job]) -> int:
+    """Remove the temporary files that runs stopped mid-file left beside
+    these jobs' outputs (``atomic_output``'s ``.NAME.*.tmp``)."""
+    n = 0
+    for job in jobs:
+        out = Path(job.output)
+        if out.parent.is_dir():
+            for tmp in out.parent.glob(f".{out.name}.*.tmp"):
+                tmp.unlink(missing_ok=True)
+                n += 1
+    return n
+
+
+# --- running jobs ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ParseOptions:
+    """How every job is parsed (the ``parse`` command's options)."""
+    sentencizer: bool = False
+    batch_size: int = 1000
+
+
+# the pipelines loaded in this process, by model: a Dask worker's plugin or a pool's initializer fills it
+_PIPELINES: Dict[str, Tuple[object, threading.Lock]] = {}
+LOADS: Dict[str, int] = {}  # how often this process loaded each model (once, unless a plugin's teardown ran)
+
+
+def load_once(model: str) -> Tuple[object, threading.Lock]:
+    """This process's pipeline for ``model``, loaded on first use, with a
+    lock (a worker with several threads parses one file at a time with it)."""
+    if model not in _PIPELINES:
+        import spacy
+
+        _PIPELINES[model] = (spacy.load(model), threading.Lock())
+        LOADS[model] = LOADS.get(model, 0) + 1
+    return _PIPELINES[model]
+
+
+def run_job(model: str, job: Job, options: ParseOptions) -> FileReport:
+    """Parse one job with this process's pipeline for ``model`` (what a
+    pool's process and a Dask worker run)."""
+    from threadpoolctl import threadpool_limits
+
+    nlp, lock = load_once(model)
+    with lock, threadpool_limits(1):
+        return parse_file(nlp, Path(job.input), Path(job.output), options.sentencizer, options.batch_size,
+                          progress=False)
+
+
+def _init_pool_process(model: str) -> None:
+    load_once(model)
+
+
+def run_local(model: str, jobs: Sequence[Job], options: ParseOptions, n_process: int,
+              done: Callable[[Job, FileReport], None]) -> None:
+    """Run ``jobs`` in this process (``n_process`` 1: the pipeline loaded
+    once) or in a pool of ``n_process`` processes, each loading the
+    pipeline once; ``done`` is called here as each job ends. The first bad
+    input stops the run (its error is raised here); the outputs already
+    written are complete."""
+    if n_process == 1:
+        for job in jobs:
+            done(job, run_job(model, job, options))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
+    with ProcessPoolExecutor(n_process, mp_context=context, initializer=_init_pool_process,
+                             initargs=(model,)) as pool:
+        futures = {pool.submit(run_job, model, job, options): job for job in jobs}
+        try:
+            for future in as_completed(futures):
+                done(futures[future], future.result())
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+@dataclass
+class CorpusReport:
+    files: int = 0
+    skipped: int = 0
+    words: int = 0
+    seconds: float = 0.0
+    missing_upos: int = 0
+
+
+def parse_corpus(model: str, jobs: Sequence[Job], options: ParseOptions = ParseOptions(), n_process: int = 1,
+                 client=None, progress: bool = True) -> CorpusReport:
+    """Parse the jobs whose output is missing (``is_complete`` skips the
+    others) in this process, a pool of ``n_process`` processes or on
+    ``client``'s Dask cluster, with a progress bar in words/s."""
+    from tqdm import tqdm
+
+    report = CorpusReport()
+    remove_leftovers(jobs)
+    todo = [job for job in jobs if not is_complete(job)]
+    report.skipped = len(jobs) - len(todo)
+    start = time.perf_counter()
+    with tqdm(total=sum(j.words for j in todo), unit=" words", unit_scale=True, disable=None if progress else True,
+              postfix={"files": f"0/{len(todo)}"}) as bar:
+        def done(job: Job, result: FileReport) -> None:
+            report.files += 1
+            report.words += result.words
+            report.missing_upos += not result.has_upos
+            bar.update(job.words)
+            bar.set_postfix(files=f"{report.files}/{len(todo)}", refresh=False)
+
+        if client is not None:
+            from .cluster import run_dask
+
+            run_dask(client, model, todo, options, done)
+        else:
+            run_local(model, todo, options, n_process, done)
+    report.seconds = time.perf_counter() - start
+    remove_leftovers(jobs)
+    return report

@@ -1,0 +1,246 @@
+"""parse-corpus: a folder in, a folder of CoNLL-U out, byte for byte what
+``parse`` writes file by file, however it runs (here, a process pool, a Dask
+LocalCluster, a Dask scheduler and workers started as processes); resumed
+after an interruption; a lost worker costs nothing but time. Each test starts
+and stops its own scheduler and workers on localhost."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from typer.testing import CliRunner
+
+from conftest import treebank
+from spacy_planar.cli import app
+from spacy_planar.conllu_io import conllu_to_docs, read_conllu
+
+distributed = pytest.importorskip("distributed")
+
+
+def blocks(split: str, first: int, n: int):
+    text = treebank("got_proiel", split).read_text(encoding="utf-8")
+    return text.split("\n\n")[first:first + n]
+
+
+def write_corpus(folder: Path, n_files: int, sents_per_file: int = 5) -> Path:
+    """Half CoNLL-U, half raw text (one sentence per line), in nested
+    folders, and one CoNLL-U file named .txt (read by its content)."""
+    for i in range(n_files):
+        part = blocks("dev", i * sents_per_file, sents_per_file)
+        sub = folder / ("" if i % 3 == 0 else "a" if i % 3 == 1 else "a/b")
+        sub.mkdir(parents=True, exist_ok=True)
+        if i % 2 == 0:
+            (sub / f"f{i:03}.conllu").write_text("\n\n".join(part) + "\n\n", encoding="utf-8")
+        else:
+            texts = [re.search(r"# text = (.*)", b).group(1) for b in part]
+            (sub / f"f{i:03}.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    (folder / "a" / "conllu_named.txt").write_text("\n\n".join(blocks("test", 0, 3)) + "\n\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    """A pipeline of the factory's parser, a few updates on 40 sentences:
+    these tests are about files, not accuracy."""
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser")
+    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:40]
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    sgd = nlp.initialize(lambda: examples)
+    for _ in range(3):
+        nlp.update(examples, sgd=sgd)
+    path = tmp_path_factory.mktemp("model") / "parser"
+    nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return write_corpus(tmp_path_factory.mktemp("corpus") / "in", 12)
+
+
+@pytest.fixture(scope="module")
+def reference(model, corpus, tmp_path_factory):
+    """``parse``'s output, file by file."""
+    out = tmp_path_factory.mktemp("reference")
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+        target = out / path.relative_to(corpus).with_suffix(".conllu")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        r = CliRunner().invoke(app, ["parse", str(model), str(path), str(target)])
+        assert r.exit_code == 0, r.output
+    return out
+
+
+def files(folder: Path):
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def parse_corpus(*args):
+    return CliRunner().invoke(app, ["parse-corpus", *map(str, args)])
+
+
+def said(result) -> str:
+    """What a command printed, its lines as wasabi wrapped them joined again."""
+    return " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("how", [[], ["--n-process", "2"], ["--local-workers", "2"]])
+def test_outputs_are_what_parse_writes_file_by_file(model, corpus, reference, tmp_path, how):
+    r = parse_corpus(model, corpus, tmp_path / "out", *how)
+    assert r.exit_code == 0, r.output
+    assert "Parsed 13 files" in said(r)
+    out = files(tmp_path / "out")
+    assert out == files(reference) and len(out) == 13
+    # a .txt that holds CoNLL-U keeps its lines (its words, its sent_ids)
+    assert [s.forms for s in read_conllu(tmp_path / "out" / "a" / "conllu_named.conllu")] == \
+        [s.forms for s in read_conllu(treebank("got_proiel", "test"))][:3]
+
+
+def test_a_second_run_parses_only_what_is_missing(model, corpus, reference, tmp_path):
+    """An interrupted run (here: bad input in the middle, one line and exit
+    1) leaves complete outputs only; the next run keeps them and parses the
+    rest; an output cut short, or older than its input, is redone."""
+    src = tmp_path / "in"
+    src.mkdir()
+    for rel, data in files(corpus).items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(data)
+    bad = src / "a" / "f007.txt"
+    bad.write_bytes(b"caput \xff\xfe mortuum\n")
+    r = parse_corpus(model, src, tmp_path / "out")
+    assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
+    assert f"{bad}:1: [E019]" in r.output
+    done = files(tmp_path / "out")
+    assert 0 < len(done) < 13 and all(data == files(reference)[rel] for rel, data in done.items())
+    assert not list((tmp_path / "out").rglob(".*.tmp"))
+    bad.write_bytes((corpus / "a" / "f007.txt").read_bytes())
+    r = parse_corpus(model, src, tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    assert f"Parsed {13 - len(done)} files" in said(r) and f"{len(done)} complete outputs kept" in said(r)
+    assert files(tmp_path / "out") == files(reference)
+    cut = tmp_path / "out" / "f000.conllu"
+    cut.write_bytes(cut.read_bytes()[:200])
+    os.utime(src / "a" / "b" / "f002.conllu")  # an input edited after its output was written
+    (tmp_path / "out" / "a" / ".f001.conllu.x1y2.tmp").write_text("left by a killed worker")
+    r = parse_corpus(model, src, tmp_path / "out")
+    assert r.exit_code == 0 and "Parsed 2 files" in said(r) and "11 complete outputs kept" in said(r), r.output
+    assert files(tmp_path / "out") == files(reference)
+
+
+@pytest.mark.parametrize("args,code", [
+    (["{missing}", "{out}"], "E031"),
+    (["{file}", "{out}"], "E100"),
+    (["{corpus}", "{corpus}/a/out"], "E102"),
+    (["{empty}", "{out}"], "E105"),
+    (["{clash}", "{out}"], "E101"),
+    (["{corpus}", "{out}", "--n-process", "2", "--local-workers", "2"], "E103"),
+    (["{corpus}", "{out}", "--n-process", "0"], "E104"),
+])
+def test_bad_folders_and_options_get_one_line(model, corpus, tmp_path, args, code):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "clash").mkdir()
+    (tmp_path / "clash" / "x.txt").write_text("a b\n")
+    (tmp_path / "clash" / "x.conllu").write_text("\n\n".join(blocks("dev", 0, 1)) + "\n\n")
+    names = {"missing": tmp_path / "nothing", "out": tmp_path / "out", "file": corpus / "f000.conllu",
+             "corpus": corpus, "empty": tmp_path / "empty", "clash": tmp_path / "clash"}
+    r = parse_corpus(model, *[a.format(**names) for a in args])
+    assert r.exit_code == 1 and f"[{code}]" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert "Traceback" not in r.output and not (tmp_path / "out").exists()
+
+
+class DaskProcesses:
+    """``dask scheduler`` and ``dask worker`` as processes on localhost,
+    stopped when the test ends."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.file = folder / "scheduler.json"
+        self.procs = {}
+        self.start("scheduler", ["scheduler", "--scheduler-file", self.file, "--host", "127.0.0.1", "--port", "0",
+                                 "--no-dashboard"])
+        deadline = time.time() + 60
+        while not self.file.exists():
+            assert time.time() < deadline and self.procs["scheduler"].poll() is None, "no scheduler"
+            time.sleep(0.2)
+        self.address = json.loads(self.file.read_text())["address"]
+
+    def start(self, name, args):
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        log = open(self.folder / f"{name}.log", "w")
+        self.procs[name] = subprocess.Popen([sys.executable, "-m", "dask", *map(str, args)], cwd=self.folder, env=env,
+                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def worker(self, name):
+        self.start(name, ["worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name])
+
+    def wait_for_workers(self, n):
+        with distributed.Client(self.address, timeout=60) as client:
+            client.wait_for_workers(n, timeout=120)
+
+    def kill(self, name):
+        os.killpg(self.procs[name].pid, signal.SIGKILL)
+        self.procs[name].wait()
+
+    def stop(self):
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def dask_processes(tmp_path):
+    procs = DaskProcesses(tmp_path)
+    try:
+        yield procs
+    finally:
+        procs.stop()
+
+
+def test_a_scheduler_and_two_workers(model, corpus, reference, tmp_path, dask_processes):
+    dask_processes.worker("w1")
+    dask_processes.worker("w2")
+    dask_processes.wait_for_workers(2)
+    r = parse_corpus(model, corpus, tmp_path / "out", "--scheduler", dask_processes.address)
+    assert r.exit_code == 0, r.output
+    assert files(tmp_path / "out") == files(reference)
+    with distributed.Client(dask_processes.address) as client:  # each worker loaded the pipeline once, for 13 files
+        loads = client.run(lambda: __import__("spacy_planar.corpus", fromlist=["LOADS"]).LOADS)
+    assert list(loads.values()) == [{str(model.resolve()): 1}] * 2
+
+
+def test_a_worker_killed_mid_run_costs_only_its_files(model, tmp_path, dask_processes):
+    """Kill one of two workers once the first outputs are there: the other
+    parses what the lost one held, every output is complete and as a run on
+    one process writes it."""
+    src = write_corpus(tmp_path / "in", 60, sents_per_file=6)
+    r = parse_corpus(model, src, tmp_path / "expected")
+    assert r.exit_code == 0, r.output
+    dask_processes.worker("w1")
+    dask_processes.worker("w2")
+    dask_processes.wait_for_workers(2)
+    out = tmp_path / "out"
+    run = subprocess.Popen([sys.executable, "-m", "spacy_planar", "parse-corpus", str(model), str(src), str(out),
+                            "--scheduler", dask_processes.address], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+    deadline = time.time() + 120
+    while len(list(out.rglob("*.conllu"))) < 3:
+        assert time.time() < deadline and run.poll() is None, run.stdout.read() if run.poll() is not None else "slow"
+        time.sleep(0.05)
+    assert len(list(out.rglob("*.conllu"))) < 61
+    dask_processes.kill("w1")
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 0, output
+    assert files(out) == files(tmp_path / "expected")
