@@ -57,6 +57,9 @@ class Errors:
     E104 = "[E104] {option} must be at least 1, got {value}"
     E105 = "[E105] {in_dir}: no .txt or .conllu file in it or below it"
     E106 = "[E106] dask.distributed is not installed: pip install 'spacy-planar[cluster]' (or pip install distributed)"
+    E107 = "[E107] {path}: not a trained pipeline's folder (no meta.json)"
+    E108 = ("[E108] spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
+            "it beside the package")
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"

@@ -1,0 +1,127 @@
+"""``package``: a trained pipeline as an installable package, with spacy-planar's own wheel beside it."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, Optional
+
+import typer
+
+from ..errors import Errors, UserError
+from ._app import USER_ERRORS, app, fail, msg
+
+# the CoNLL 2018 scores written to the package's meta (as spaCy's scores: fractions); the tag scores only
+# where the pipeline predicts the column (a spaCy annotation: the scorer's name)
+TAG_SCORES = {"POS": "UPOS", "TAG": "XPOS", "MORPH": "UFeats", "LEMMA": "Lemmas"}
+
+
+def source_root() -> Optional[Path]:
+    """The source tree spacy_planar runs from (a clone, installed with
+    ``pip install -e .``), or None where it was installed from a wheel."""
+    root = Path(__file__).resolve().parents[2]
+    pyproject = root / "pyproject.toml"
+    if pyproject.exists() and 'name = "spacy-planar"' in pyproject.read_text(encoding="utf-8"):
+        return root
+    return None
+
+
+def test_scores(model: str, test: Path) -> Dict[str, float]:
+    """The pipeline's CoNLL 2018 scores on a gold-tokenised test file (its
+    words parsed as ``parse`` parses them), as fractions."""
+    import spacy
+
+    from ..corpus import parse_file
+    from ..official import conll18_scores
+
+    nlp = spacy.load(model)
+    probe = nlp("a b c")
+    predicted = {annotation for annotation in TAG_SCORES if probe.has_annotation(annotation)}
+    # MLAS and BLEX read the tags and lemmas too: the input's, copied where the pipeline predicts none
+    names = ["UAS", "LAS", "CLAS"] + ["MLAS"] * ({"POS", "MORPH"} <= predicted) + ["BLEX"] * ("LEMMA" in predicted)
+    names += [score for annotation, score in TAG_SCORES.items() if annotation in predicted]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "test.conllu"
+        parse_file(nlp, test, out, progress=False)
+        scores = conll18_scores(test, out)
+    return {f"ud_test_{k.lower()}": round(scores[k] / 100, 4) for k in names}
+
+
+def build_wheel(source: Path, dist: Path, isolation: bool) -> Path:
+    """``pip wheel SOURCE --no-deps`` into ``dist``; the wheel's path."""
+    before = set(dist.glob("*.whl"))
+    command = [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(dist)]
+    if not isolation:
+        command.append("--no-build-isolation")
+    subprocess.run(command, check=True)
+    new = sorted(set(dist.glob("*.whl")) - before) or sorted(dist.glob("*.whl"), key=lambda p: p.stat().st_mtime)
+    return new[-1]
+
+
+@app.command()
+def package(
+    model: Path = typer.Argument(..., help="A trained pipeline's folder (model-best)"),
+    output_dir: Path = typer.Argument(..., help="Where the package's folder and dist/ (both wheels) go"),
+    name: str = typer.Option(..., "--name", "-n", help="The package's name without the language (xx_NAME)"),
+    version: str = typer.Option("0.1.0", "--version", "-v", help="The package's version"),
+    test: Optional[Path] = typer.Option(None, "--test", help="Gold-tokenised CoNLL-U: its CoNLL 2018 scores go "
+                                        "into the meta (performance: ud_test_las, ...)"),
+    license_: str = typer.Option("", "--license", "-l", help="The licence of the pipeline (the treebank's)"),
+    source: str = typer.Option("", "--source", help="The treebank the pipeline learnt from: NAME or NAME=URL"),
+    description: str = typer.Option("", "--description"),
+    planar_wheel: Optional[Path] = typer.Option(None, "--planar-wheel", help="spacy-planar's wheel to put beside "
+                                                "it (default: built from the clone spacy_planar runs from)"),
+    isolation: bool = typer.Option(True, "--build-isolation/--no-build-isolation", help="pip's build isolation "
+                                   "(off: the build needs setuptools, wheel and cython installed, but no index)"),
+) -> None:
+    """Package a trained pipeline (``spacy package``) with a meta (name,
+    version, licence, the treebank, the test scores) and build its wheel and
+    spacy-planar's own into OUTPUT_DIR/dist, so that ``pip install
+    --no-index --find-links OUTPUT_DIR/dist LANG_NAME`` installs it where
+    spaCy is installed and this repository is not, and ``spacy.load("LANG_NAME")``
+    loads it."""
+    from spacy.cli.package import package as spacy_package
+
+    try:
+        meta_file = model / "meta.json"
+        if not meta_file.is_file():
+            raise UserError(Errors.E107.format(path=model))
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        meta.update({"name": name, "version": version})
+        meta["description"] = description or meta.get("description") or (
+            f"A spacy-planar dependency parsing pipeline ({', '.join(meta.get('pipeline', []))})")
+        if license_:
+            meta["license"] = license_
+        if source:
+            src_name, _, url = source.partition("=")
+            meta["sources"] = [{"name": src_name, "url": url, "license": license_}]
+        if test is not None:
+            meta.setdefault("performance", {}).update(test_scores(str(model), test))
+        root = source_root()
+        if planar_wheel is None and root is None:
+            raise UserError(Errors.E108)
+        if planar_wheel is not None and not planar_wheel.is_file():
+            raise FileNotFoundError(Errors.E031.format(path=planar_wheel))
+    except USER_ERRORS as e:
+        fail(str(e))
+    output_dir.mkdir(parents=True, exist_ok=True)
+    dist = output_dir / "dist"
+    dist.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        meta_path = Path(tmp) / "meta.json"
+        meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        spacy_package(model, output_dir, meta_path=meta_path, name=name, version=version, create_sdist=False,
+                      create_wheel=False, force=True, require_parent=True, silent=True)
+    package_dir = output_dir / f"{meta['lang']}_{name}-{version}"
+    wheel = build_wheel(package_dir, dist, isolation)
+    planar = build_wheel(root, dist, isolation) if planar_wheel is None else Path(shutil.copy(planar_wheel, dist))
+    msg.good(f"Built {wheel.name} and {planar.name} in {dist}")
+    if test is not None:
+        perf = meta["performance"]
+        msg.info("Test (CoNLL 2018 scorer): " + ", ".join(
+            f"{k[8:].upper()} {perf[k] * 100:.2f}" for k in perf if k.startswith("ud_test_")))
+    msg.text(f"Install: pip install --no-index --find-links {dist} {meta['lang']}_{name} (spaCy from your index "
+             f"unless installed: drop --no-index)")
