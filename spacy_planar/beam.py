@@ -81,6 +81,9 @@ class Beam:
         k, a, c = np.zeros(0, dtype=INT), np.zeros(0, dtype=INT), np.zeros(0)
         if len(going):
             valid = system.valid_actions(st)[going]
+            rules = system.ud_label_rules(st)
+            if rules is not None:
+                valid &= rules[going]
             scores = np.asarray(score(*(x[going] for x in system.model_inputs(st, self.offsets))))
             k, a, c = candidates(system, scores, valid, self.total[going], self.width)
         finished = mine[~live[mine]]  # they stay as they are (action -1)

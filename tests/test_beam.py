@@ -61,6 +61,9 @@ def exhaustive_best(system, score, n, offset, finish):
             return
         inputs = system.model_inputs(state, np.array([offset], dtype=INT))
         valid = system.valid_actions(state)
+        rules = system.ud_label_rules(state)
+        if rules is not None:  # parsing keeps to them (swap)
+            valid &= rules
         scores = np.asarray(score(*inputs), dtype=np.float64)[:, :valid.shape[1]]
         logp = log_softmax(scores, valid)[0]
         for a in np.flatnonzero(valid[0]):
@@ -112,6 +115,43 @@ def test_a_wide_beam_finds_the_best_derivation(name, labels, lengths, merge):
         trees = beam_parse(system, score, lengths, offsets, 100000, merge=merge, finish=finish)
         for n, offset, tree in zip(lengths, offsets, trees):
             assert tree == exhaustive_best(system, score, n, int(offset), finish)[1]
+
+
+def ud_rule_breaches(trees):
+    """Arcs between words labelled root, and head-first relations (conj,
+    flat:name ...) whose head follows its dependent."""
+    out = []
+    for heads, labels in trees:
+        for d, (h, label) in enumerate(zip(heads, labels), start=1):
+            if h != 0 and (label == "root" or (label.split(":")[0] in ("conj", "flat") and h > d)):
+                out.append((h, d, label))
+    return out
+
+
+@pytest.mark.parametrize("width", [1, 8])
+def test_swap_parses_keep_uds_label_rules(width, monkeypatch):
+    """A model that favours the root label and conj / flat:name everywhere:
+    swap's parses (greedy and beam) still label no arc between words root
+    and give no head-first relation a head after its dependent, where the
+    same model without the rules would."""
+    system = make_system("swap", ["conj", "flat:name", "obj", "nsubj"])
+    lengths = [9, 14, 6, 20, 11]
+    base = feature_scorer(system, sum(lengths), 3)
+    favoured = np.isin(system.table.label_of, [system.label_ids[x] for x in ("root", "conj", "flat:name")])
+
+    def score(*inputs):
+        return base(*inputs) + np.float32(4.0) * favoured
+
+    def parse():
+        if width == 1:
+            return greedy_parse(system, score, lengths, offsets_of(lengths), finish=True)
+        return beam_parse(system, score, lengths, offsets_of(lengths), width, finish=True)
+
+    trees = parse()
+    assert all(tree_error(heads) is None for heads, _ in trees)
+    assert ud_rule_breaches(trees) == []
+    monkeypatch.setattr(system, "ud_label_rules", lambda st: None)
+    assert len(ud_rule_breaches(parse())) >= 3
 
 
 def test_signature_ignores_arcs_out_of_play():

@@ -106,9 +106,19 @@ class TransitionSystem:
         """Action ids of (move, label id) pairs, as the oracles give them."""
         return self.table.action(moves, labels)
 
+    def ud_label_rules(self, st: States) -> Optional[np.ndarray]:
+        """[B, n_actions], False where an action would give its arc a label
+        that UD's rules rule out for that arc, or None where the system needs
+        no such rule (its moves fix each arc's direction and the root's
+        label). Parsing, not training, chooses among the others."""
+        return None
+
     def best_actions(self, scores: np.ndarray, st: States, live: np.ndarray) -> np.ndarray:
         """The best-scored valid action of each live row (-1 elsewhere): one C
-        pass over the scores and the valid moves."""
+        pass over the scores and the valid moves (and ``ud_label_rules``)."""
+        rules = self.ud_label_rules(st)
+        if rules is not None:
+            scores = np.where(rules, scores, np.float32(-1e30))
         return _core.best_actions(np.ascontiguousarray(scores, dtype="float32"),
                                   self.valid_moves(st).view(np.uint8), self.table.move_of, (~live).view(np.uint8))
 

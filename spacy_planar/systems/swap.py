@@ -21,6 +21,13 @@ a pair of words is swapped at most once (i < j before, j before i after), so
 at most n(n - 1)/2 SWAPs, each followed by one more SHIFT: at most
 2n + n(n - 1) = n² + n transitions.
 
+UD's rules when parsing (``ud_label_rules``; the UD validator's level 3): after
+SWAPs either word of an arc may come first, so a label is kept off the arcs
+UD forbids it: the root label off arcs between words (``root-is-not-0``), and
+the relations whose head comes first (conj, fixed, flat, goeswith, appos, and
+their subtypes) off arcs whose head follows its dependent
+(``right-to-left-conj`` ...). Training is unchanged (the oracle's labels).
+
 Oracles: ``oracles/swap.py`` (the eager and the lazy static oracle of Nivre,
 Kuhlmann & Hall 2009, and an approximate dynamic oracle).
 """
@@ -40,6 +47,8 @@ FEATURES_SWAP = ("s0", "s1", "s2", "b0", "b1", "b2", "s0.l", "s0.r", "s0.l2", "s
                  "s1.l", "s1.r", "s1.l2", "s1.r2")
 LABEL_FEATURES_SWAP = ("s0", "s1", "s0.l", "s0.r", "s1.l", "s1.r")
 SWAP_ORACLES = ("eager", "lazy")
+# UD relations whose head precedes the dependent (the validator's right-to-left-* errors), subtypes too
+HEAD_FIRST_RELATIONS = ("conj", "fixed", "flat", "goeswith", "appos")
 
 
 def check_oracle(oracle: str) -> str:
@@ -60,6 +69,25 @@ class Swap(TransitionSystem):
         self.oracle = check_oracle(oracle)  # which static oracle trains it (``oracles/swap.py``)
         self.lazy = oracle == "lazy"
         super().__init__(labels, root_label, **built)
+        table = self.table
+        head_first = np.array([label.split(":")[0] in HEAD_FIRST_RELATIONS for label in self.labels])
+        labelled = table.label_of >= 0
+        label = np.where(labelled, table.label_of, 0)
+        arcs = (table.move_of == LEFT) | (table.move_of == RIGHT)
+        self._root_arc = arcs & labelled & (label == self.root_id)  # actions that would label a word's arc root
+        self._head_first_left = (table.move_of == LEFT) & labelled & head_first[label]
+        self._head_first_right = (table.move_of == RIGHT) & labelled & head_first[label]
+
+    def ud_label_rules(self, st: States) -> np.ndarray:
+        """LEFT-ARC makes s0 the head of s1, RIGHT-ARC s1 the head of s0;
+        between two words (s1 >= 1) neither takes the root label, and a
+        head-first relation only where the head precedes in the sentence."""
+        s0, s1 = st.s(0), st.s(1)
+        words = (s1 >= 1)[:, None]
+        ruled_out = words & (self._root_arc[None, :]
+                             | ((s0 > s1)[:, None] & self._head_first_left[None, :])
+                             | ((s1 > s0)[:, None] & self._head_first_right[None, :]))
+        return ~ruled_out
 
     @staticmethod
     def max_steps(n: int) -> int:
