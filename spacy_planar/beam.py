@@ -38,10 +38,12 @@ class Beam:
     only in arcs among words out of play. A merge frees the slot for the next
     step. A finished state stays in its beam as it is, competing with the
     unfinished ones, until the whole beam is final; the sentence's tree is
-    then its best state's (``trees``)."""
+    then its best state's (``trees``). ``keep_all``: also every final
+    state's tree with its total, best first (``kbest``: the k-best parses
+    and their probabilities)."""
 
     def __init__(self, system: TransitionSystem, st: States, offsets: np.ndarray, width: int,
-                 density: float = 0.0, merge: bool = False):
+                 density: float = 0.0, merge: bool = False, keep_all: bool = False):
         self.system = system
         self.st = st
         self.offsets = offsets
@@ -51,6 +53,8 @@ class Beam:
         self.sent = np.arange(st.B)  # each row's sentence
         self.total = np.zeros(st.B)  # each row's total score
         self.trees: List[Optional[Tree]] = [None] * st.B
+        self.keep_all = keep_all
+        self.kbest: List[List[Tuple[float, Tree]]] = [[] for _ in range(st.B)]
         self.recorded = np.zeros(st.B, dtype=bool)  # sentences whose beam is all final, tree taken
 
     @property
@@ -102,6 +106,11 @@ class Beam:
         new = first[done & ~self.recorded[sent[first]]]
         for r, tree in zip(new, self.system.output_trees(self.st, new)):
             self.trees[sent[r]] = tree
+        if self.keep_all and len(new):
+            end = np.r_[first[1:], len(sent)]
+            rows = np.concatenate([np.arange(r, end[first == r][0]) for r in new])
+            for r, tree in zip(rows, self.system.output_trees(self.st, rows)):
+                self.kbest[sent[r]].append((float(self.total[r]), tree))
         self.recorded[sent[new]] = True
 
 

@@ -33,6 +33,10 @@ from .errors import ConlluError, Errors, UserError
 from .trees import tree_error
 
 USER_DATA_KEY = "conllu"
+# where the parser keeps k-best parses ([(start, end, [{"prob", "heads", "labels"}, ...])]) and
+# arc probabilities (one per token) in ``Doc.user_data`` (``component/extensions.py`` reads them)
+PARSES_KEY = "spacy_planar_parses"
+HEAD_PROBS_KEY = "spacy_planar_head_probs"
 _ID_WORD = re.compile(r"^[1-9][0-9]*$")
 _ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
 _ID_EMPTY = re.compile(r"^(0|[1-9][0-9]*)\.([1-9][0-9]*)$")
@@ -458,68 +462,111 @@ def _field(value: str) -> str:
     return value if value else "_"
 
 
-def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1) -> str:
+def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1, kbest: int = 1, confidence: bool = False) -> str:
     """A Doc as CoNLL-U text: any Doc, from a treebank (comments, ranges and
     empty nodes come back as they were) or from raw text (``sent_id`` and
     ``text`` comments are made, whitespace gives ``SpaceAfter=No``). Tokens
     without a parse get HEAD and DEPREL ``_``; spaCy's root label ``ROOT`` is
-    written as UD's ``root``. (Over 60 lines: one loop writes each of the
-    ten columns, from the stored treebank lines or from the Doc.)"""
+    written as UD's ``root``. Where the parser put k-best parses on the Doc
+    (``n_best``; ``PARSES_KEY``): ``kbest`` > 1 writes each sentence's
+    ``# parse_prob`` and its next best parses after it, as blocks of their
+    own (``# sent_id = ID/2`` ...); ``confidence`` writes each word's arc
+    probability in the best parse as ``HeadProb`` in MISC."""
     parsed = doc.has_annotation("DEP")
+    parses = {(s, e): alts for s, e, alts in doc.user_data.get(PARSES_KEY, [])}
+    probs = doc.user_data.get(HEAD_PROBS_KEY) if confidence else None
     out: List[str] = []
     for k, (start, end, stored) in enumerate(_sentence_bounds(doc)):
-        tokens = doc[start:end]
         if stored is not None:
-            out.extend(stored["comments"])
-            ranges = {int(r[0]): r for r in stored["ranges"]}
-            empty: Dict[int, List[str]] = {}
-            for after, line in stored["empty"]:
-                empty.setdefault(int(after), []).append(line)
-            feats = stored.get("feats", {})
-            deprels = stored.get("deprels")
+            comments = list(stored["comments"])
         else:
-            out.append(f"# sent_id = {first_sent_id + k}")
-            out.append(f"# text = {tokens.text.strip()}")
-            ranges, empty, feats, deprels = {}, {}, {}, None
-        inside_until = -1
+            comments = [f"# sent_id = {first_sent_id + k}", f"# text = {doc[start:end].text.strip()}"]
+        tree = None
         if parsed:
             heads, labels = span_tree(doc, start, end)
             if OUTSIDE in heads:
                 raise UserError(Errors.E020.format(doc=doc_index, token=start + heads.index(OUTSIDE)))
-            labels = ud_labels(heads, labels)
-        # raw text: a whitespace token (spaCy's for a second space, a tab, a newline) is no UD word;
-        # it goes into the word before it as SpacesAfter, and words are numbered without it
-        spaces = [t.is_space for t in tokens] if stored is None and not all(t.is_space for t in tokens) else []
-        after: Dict[int, str] = {}
-        if any(spaces):
-            tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads if parsed else None,
-                                                                 labels if parsed else None)
-        out.extend(empty.get(0, []))
-        for i, token in enumerate(tokens):
-            if i in ranges:
-                first, last, cols = ranges[i]
-                cols = list(cols)
-                cols[9] = _with_space_after(cols[9], bool(doc[start + int(last)].whitespace_))
-                out.append("\t".join(cols))
-                inside_until = int(last)
-            if parsed:
-                head, deprel = str(heads[i]), _field(labels[i])
-            else:
-                head = "_"
-                deprel = deprels[i] if deprels else "_"
-            misc = stored["misc"][i] if stored is not None else "_"
-            if i in after:
-                misc = f"SpacesAfter={after[i]}"
-            elif i > inside_until:
-                misc = _with_space_after(misc, bool(token.whitespace_))
-            morph = feats.get(str(i)) or _field(str(token.morph))
-            out.append("\t".join((
-                str(i + 1), token.text, _field(token.lemma_), _field(token.pos_), _field(token.tag_),
-                morph, head, deprel, stored["deps"][i] if stored is not None else "_", misc,
-            )))
-            out.extend(empty.get(i + 1, []))
-        out.append("")
+            tree = (heads, ud_labels(heads, labels))
+        alts = parses.get((start, end), []) if kbest > 1 else []
+        word_probs = probs[start:end] if probs is not None and tree is not None else None
+        out.extend(_sentence_lines(doc, start, end, stored, comments, tree, word_probs,
+                                   alts[0]["prob"] if alts else None))
+        for j, alt in enumerate(alts[1:kbest], start=2):  # HeadProb: of the best parse's arcs only
+            out.extend(_sentence_lines(doc, start, end, stored, _alternative_comments(comments, j),
+                                       (alt["heads"], alt["labels"]), None, alt["prob"]))
     return "\n".join(out) + ("\n" if out else "")
+
+
+def _alternative_comments(comments: List[str], j: int) -> List[str]:
+    """A sentence's comments for its j-th best parse: ``sent_id`` as ``ID/j``."""
+    out = [f"{line}/{j}" if line.startswith("# sent_id =") else line for line in comments]
+    return out if any(line.startswith("# sent_id =") for line in comments) else [f"# sent_id = ?/{j}"] + out
+
+
+def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments: List[str],
+                    tree: Optional[Tuple[List[int], List[str]]], probs: Optional[Sequence[float]],
+                    parse_prob: Optional[float]) -> List[str]:
+    """One sentence's CoNLL-U lines (``doc_to_conllu``), with ``tree``'s
+    heads and labels (None: ``_``), ``probs`` per token as ``HeadProb``,
+    ``parse_prob`` as a comment. (Over 50 lines: one loop writes each of the
+    ten columns, from the stored treebank lines or from the Doc.)"""
+    tokens = doc[start:end]
+    heads, labels = tree if tree is not None else (None, None)
+    out = list(comments)
+    if parse_prob is not None:
+        out.append(f"# parse_prob = {parse_prob:.4f}")
+    if stored is not None:
+        ranges = {int(r[0]): r for r in stored["ranges"]}
+        empty: Dict[int, List[str]] = {}
+        for after_word, line in stored["empty"]:
+            empty.setdefault(int(after_word), []).append(line)
+        feats = stored.get("feats", {})
+        deprels = stored.get("deprels")
+    else:
+        ranges, empty, feats, deprels = {}, {}, {}, None
+    inside_until = -1
+    # raw text: a whitespace token (spaCy's for a second space, a tab, a newline) is no UD word;
+    # it goes into the word before it as SpacesAfter, and words are numbered without it
+    spaces = [t.is_space for t in tokens] if stored is None and not all(t.is_space for t in tokens) else []
+    after: Dict[int, str] = {}
+    if any(spaces):
+        kept = [i for i, space in enumerate(spaces) if not space or i == 0]
+        probs = [probs[i] for i in kept] if probs is not None else None
+        tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads, labels)
+    out.extend(empty.get(0, []))
+    for i, token in enumerate(tokens):
+        if i in ranges:
+            first, last, cols = ranges[i]
+            cols = list(cols)
+            cols[9] = _with_space_after(cols[9], bool(doc[start + int(last)].whitespace_))
+            out.append("\t".join(cols))
+            inside_until = int(last)
+        if heads is not None:
+            head, deprel = str(heads[i]), _field(labels[i])
+        else:
+            head = "_"
+            deprel = deprels[i] if deprels else "_"
+        misc = stored["misc"][i] if stored is not None else "_"
+        if i in after:
+            misc = f"SpacesAfter={after[i]}"
+        elif i > inside_until:
+            misc = _with_space_after(misc, bool(token.whitespace_))
+        if probs is not None:
+            misc = _with_misc(misc, "HeadProb", f"{probs[i]:.3f}")
+        morph = feats.get(str(i)) or _field(str(token.morph))
+        out.append("\t".join((
+            str(i + 1), token.text, _field(token.lemma_), _field(token.pos_), _field(token.tag_),
+            morph, head, deprel, stored["deps"][i] if stored is not None else "_", misc,
+        )))
+        out.extend(empty.get(i + 1, []))
+    out.append("")
+    return out
+
+
+def _with_misc(misc: str, name: str, value: str) -> str:
+    """MISC with ``name=value`` added (in UD's order: attributes sorted)."""
+    items = [item for item in misc.split("|") if item and item != "_" and not item.startswith(f"{name}=")]
+    return "|".join(sorted(items + [f"{name}={value}"], key=str.lower))
 
 
 _SPACE_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
@@ -552,11 +599,12 @@ def _without_space_tokens(tokens, spaces: List[bool], heads, labels):
     return [tokens[i] for i in keep], heads, labels, after
 
 
-def docs_to_conllu(docs: Iterable) -> Iterator[str]:
-    """CoNLL-U text, one chunk per Doc, sentence ids running across Docs."""
+def docs_to_conllu(docs: Iterable, kbest: int = 1, confidence: bool = False) -> Iterator[str]:
+    """CoNLL-U text, one chunk per Doc, sentence ids running across Docs
+    (``kbest``, ``confidence``: as ``doc_to_conllu``)."""
     sent_id = 1
     for i, doc in enumerate(docs):
-        text = doc_to_conllu(doc, doc_index=i, first_sent_id=sent_id)
+        text = doc_to_conllu(doc, doc_index=i, first_sent_id=sent_id, kbest=kbest, confidence=confidence)
         sent_id += len(_sentence_bounds(doc))
         yield text
 
@@ -585,11 +633,12 @@ def atomic_output(path: Union[str, Path], mode: str = "w"):
         raise
 
 
-def write_conllu(docs: Iterable, path: Union[str, Path]) -> int:
-    """Write Docs to a CoNLL-U file atomically; returns the number of Docs."""
+def write_conllu(docs: Iterable, path: Union[str, Path], kbest: int = 1, confidence: bool = False) -> int:
+    """Write Docs to a CoNLL-U file atomically; returns the number of Docs
+    (``kbest``, ``confidence``: as ``doc_to_conllu``)."""
     n = 0
     with atomic_output(path) as f:
-        for text in docs_to_conllu(docs):
+        for text in docs_to_conllu(docs, kbest, confidence):
             f.write(text)
             n += 1
     return n

@@ -22,12 +22,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
 import numpy as np
 
-from .conllu_io import (USER_DATA_KEY, Sentence, atomic_output, check_input, doc_to_conllu, file_kind,
-                        read_conllu, read_docbin, sentences_to_doc, write_conllu)
+from .conllu_io import (HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY, Sentence, atomic_output, check_input,
+                        doc_to_conllu, file_kind, read_conllu, read_docbin, sentences_to_doc, write_conllu)
 from .doc_trees import set_trees, span_tree, ud_labels
 from .errors import ConlluError, Errors, UserError
 
@@ -76,10 +76,12 @@ def piped(nlp, docs: List, batch_size: int, progress: bool = True) -> List:
     return out
 
 
-def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
+def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path, kbest: int = 1,
+                 confidence: bool = False) -> None:
     """The input's lines with HEAD and DEPREL from the parsed Docs, and
     UPOS, XPOS, LEMMA, FEATS from them where the pipeline predicts the
-    column (the input's own where it predicts none)."""
+    column (the input's own where it predicts none); ``kbest``,
+    ``confidence``: as ``conllu_io.doc_to_conllu``."""
     with atomic_output(path) as f:
         for sent, doc in zip(sents, parsed):
             heads, labels = span_tree(doc)
@@ -91,7 +93,10 @@ def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path) -> None:
                         setattr(mine, attr, getattr(theirs, attr))
                     if annotation == "MORPH":  # the input's FEATS as written give way too
                         out.user_data[USER_DATA_KEY]["sents"][0].pop("feats", None)
-            f.write(doc_to_conllu(out))
+            for key in (PARSES_KEY, HEAD_PROBS_KEY):
+                if key in doc.user_data:
+                    out.user_data[key] = doc.user_data[key]
+            f.write(doc_to_conllu(out, kbest=kbest, confidence=confidence))
 
 
 def read_text(path: Path) -> List[str]:
@@ -109,7 +114,7 @@ def read_text(path: Path) -> List[str]:
 
 
 def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = 1000,
-               progress: bool = True) -> FileReport:
+               progress: bool = True, kbest: int = 1, confidence: bool = False) -> FileReport:
     """Parse one file with ``nlp`` and write its CoNLL-U atomically.
 
     CoNLL-U input keeps its lines, with HEAD and DEPREL replaced, and UPOS,
@@ -117,26 +122,29 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     parsed; raw text (one paragraph or sentence per line) is tokenised by the
     pipeline, each line one Doc (``sentencizer``: split into sentences by
     spaCy's sentencizer, else parsed as one) and written with ``# text`` and
-    ``SpaceAfter=No``. Bad input raises a one-line ``UserError``."""
+    ``SpaceAfter=No``. ``kbest`` > 1: each sentence's next best parses
+    after it; ``confidence``: each word's arc probability in MISC (both
+    where the pipeline's parser keeps them: ``n_best``). Bad input raises a
+    one-line ``UserError``."""
     input_path, output_path = Path(input_path), Path(output_path)
     kind = file_kind(input_path)
     sents: List[Sentence] = []
     if kind == "conllu":
         sents = list(read_conllu(input_path))
         parsed = piped(nlp, input_docs(nlp, sents), batch_size, progress)
-        write_parsed(nlp, sents, parsed, output_path)
+        write_parsed(nlp, sents, parsed, output_path, kbest, confidence)
     elif kind == "docbin":
         from spacy.tokens import Doc
 
         words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
                  for d in read_docbin(input_path)]
         parsed = piped(nlp, words, batch_size, progress)
-        write_conllu(parsed, output_path)
+        write_conllu(parsed, output_path, kbest, confidence)
     else:
         if sentencizer and "sentencizer" not in nlp.pipe_names:
             nlp.add_pipe("sentencizer", first=True)
         parsed = piped(nlp, read_text(input_path), batch_size, progress)
-        write_conllu(parsed, output_path)
+        write_conllu(parsed, output_path, kbest, confidence)
     has_upos = any(d.has_annotation("POS") for d in parsed) or any(
         u not in ("_", "") for s in sents for u in s.upos)
     return FileReport(str(input_path), sum(len(d) for d in parsed), sum(1 for d in parsed for _ in d.sents),
@@ -297,6 +305,8 @@ def run_local(model: str, jobs: Sequence[Job], options: ParseOptions, n_process:
 
 @dataclass
 class CorpusReport:
+    """What a corpus run did: files parsed, complete outputs kept, words
+    parsed, seconds, outputs without UPOS (the pipeline predicts none)."""
     files: int = 0
     skipped: int = 0
     words: int = 0

@@ -198,12 +198,13 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
 
 def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
                beam_width: int, density: float = 0.0, merge: bool = True, finish: bool = False,
-               tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
+               tags: Optional[Sequence[Sequence[str]]] = None, finals: Optional[List] = None) -> List[Tree]:
     """Parse with beam search (``beam.Beam``: ``beam_width`` states per
     sentence, ``density``, ``merge``; with ``beam_width`` 1 this is
-    ``greedy_parse``)."""
+    ``greedy_parse``). ``finals``: a list that gets, per sentence, every
+    final state of its beam as (total log-probability, tree), best first."""
     st = init_states(system, lengths, finish, tags)
-    beam = Beam(system, st, offsets, beam_width, density, merge)
+    beam = Beam(system, st, offsets, beam_width, density, merge, keep_all=finals is not None)
     while not beam.done:
         beam.advance(score)
     lost = [k for k, tree in enumerate(beam.trees) if tree is None]
@@ -213,6 +214,9 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
         for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish,
                                               tags=lost_tags)):
             beam.trees[k] = tree
+            beam.kbest[k] = [(0.0, tree)]
+    if finals is not None:
+        finals.extend(beam.kbest)
     return beam.trees
 
 

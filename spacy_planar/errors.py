@@ -60,6 +60,7 @@ class Errors:
     E107 = "[E107] {path}: not a trained pipeline's folder (no meta.json)"
     E108 = ("[E108] spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
             "it beside the package")
+    E109 = "[E109] --kbest must be at least 1 and --beam at least 2 and at least --kbest, got {kbest} and {beam}"
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
@@ -80,6 +81,7 @@ class Errors:
             "have none")
     E064 = ("[E064] {name}: the top-down system has no dynamic oracle: set exploration = 0 and "
             "exploration_nonprojective = null (the factory's defaults are 2-planar's; configs/top_down.cfg has them)")
+    E066 = "[E066] {name}: n_best must be from 1 to beam_width ({width}), got {n_best}"
     E065 = "[E065] {name}: beam_update must be 'local' or 'global', got '{value}'"
     E070 = "[E070] unknown transition system '{name}': expected one of {options}"
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"

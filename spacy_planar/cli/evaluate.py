@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import re
+import tempfile
 from itertools import zip_longest
 from pathlib import Path
-from typing import Iterator, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import typer
 
@@ -37,11 +39,84 @@ def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
         yield (g.heads, g.deprels), (s.heads, s.deprels)
 
 
+_ALTERNATIVE = re.compile(r"^# sent_id = .*/([2-9]|[1-9][0-9]+)$", re.M)
+
+
+def split_kbest(system: Path, folder: Path) -> Tuple[Path, List[List[str]]]:
+    """A system file written by ``parse --kbest``: its best parses alone
+    (a file in ``folder``), and per sentence the text of its next best
+    blocks (``# sent_id = ID/k`` with ``# parse_prob``). Any other file
+    comes back as it is, with no alternatives."""
+    text = system.read_text(encoding="utf-8-sig")
+    if "# parse_prob = " not in text or not _ALTERNATIVE.search(text):
+        return system, []
+    best: List[str] = []
+    alternatives: List[List[str]] = []
+    for block in text.strip("\n").split("\n\n"):
+        if "# parse_prob = " in block and _ALTERNATIVE.search(block) and best:
+            alternatives[-1].append(block)
+        else:
+            best.append(block)
+            alternatives.append([])
+    out = folder / "best.conllu"
+    out.write_text("\n\n".join(best) + "\n\n", encoding="utf-8")
+    return out, alternatives
+
+
+def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], folder: Path,
+                      diagram: Optional[Path]) -> Dict:
+    """What ``evaluate`` adds for a file of k-best parses and arc
+    probabilities: the k-best oracle LAS (for each k up to the most the
+    file holds: the best of the first k parses of each sentence, universal
+    labels as the official LAS) and the calibration of ``HeadProb`` (ECE,
+    10 bins; ``diagram``: the reliability diagram as SVG)."""
+    from ..kbest import calibration, oracle_choice, reliability_svg
+
+    out: Dict = {}
+    gold_sents = list(read_conllu(gold))
+    system_sents = list(read_conllu(best))
+    universal = lambda labels: [label.split(":")[0] for label in labels]  # noqa: E731
+    if alternatives:
+        alt_file = folder / "alternatives.conllu"
+        alt_file.write_text("\n\n".join(b for blocks in alternatives for b in blocks) + "\n\n", encoding="utf-8")
+        alt_sents = iter(read_conllu(alt_file)) if any(alternatives) else iter(())
+        kmax = 1 + max(len(blocks) for blocks in alternatives)
+        right = {k: 0 for k in (1, 2, 4, 8, 16, 32, 64) if k <= kmax} | {kmax: 0}
+        for g, s, blocks in zip(gold_sents, system_sents, alternatives):
+            parses = [(1.0, s.heads, universal(s.deprels))] + [
+                (0.0, a.heads, universal(a.deprels)) for a in (next(alt_sents) for _ in blocks)]
+            for k in right:
+                right[k] += oracle_choice(parses, g.heads, universal(g.deprels), k)
+        words = sum(len(g) for g in gold_sents)
+        out["kbest_oracle_LAS"] = {k: 100 * v / max(words, 1) for k, v in sorted(right.items())}
+    probs, correct = [], []
+    for g, s in zip(gold_sents, system_sents):
+        for gh, gl, sh, sl, misc in zip(g.heads, g.deprels, s.heads, s.deprels, s.misc):  # labels as written
+            found = re.search(r"(?:^|\|)HeadProb=([0-9.]+)", misc)
+            if found:
+                probs.append(float(found.group(1)))
+                correct.append(gh == sh and gl == sl)
+    if probs:
+        cal = calibration(probs, correct)
+        out["calibration"] = {"ECE": cal.ece, "arcs": cal.n, "counts": cal.counts.tolist(),
+                              "confidence": [None if c != c else c for c in cal.confidence.tolist()],
+                              "accuracy": [None if a != a else a for a in cal.accuracy.tolist()]}
+        if diagram is not None:
+            from ..conllu_io import atomic_output
+
+            with atomic_output(diagram) as f:
+                f.write(reliability_svg(cal, title=best.stem if best.name != "best.conllu" else ""))
+    return out
+
+
 @app.command()
 def evaluate(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U"),
-    system: Path = typer.Argument(..., help="System CoNLL-U over the same words"),
+    system: Path = typer.Argument(..., help="System CoNLL-U over the same words (parse --kbest / --confidence "
+                                  "output too)"),
     as_json: bool = typer.Option(False, "--json"),
+    diagram: Optional[Path] = typer.Option(None, "--diagram", help="With HeadProb in the system file: write the "
+                                           "reliability diagram of the arc probabilities here (SVG)"),
 ) -> None:
     """Score a parser's CoNLL-U against the gold one (every word counted).
 
@@ -52,26 +127,37 @@ def evaluate(
     non-projective arc P/R/F, UAS / LAS by gold arc length, and over the
     long arcs (7+) by gold label and side of the head (``--json``: all of
     them). A file the official scorer refuses (two roots in a sentence)
-    gets ours alone, with a warning."""
+    gets ours alone, with a warning. A file of ``parse --kbest`` is scored
+    on its best parses, and its k-best oracle LAS is added; one with
+    ``HeadProb`` (``parse --confidence``) gets the calibration of those
+    probabilities (expected calibration error, 10 bins)."""
     scores = Scores()
-    try:
-        for g, s in paired_trees(gold, system):
-            scores.add(g, s)
-    except USER_ERRORS as e:
-        fail(str(e))
-    try:
-        official = conll18_scores(gold, system)
-    except USER_ERRORS as e:  # e.g. two roots in a sentence: no official figures, ours still
-        official = None
-        if not as_json:
-            msg.warn(f"{e}; only this project's figures follow")
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            check_input(system)
+            best, alternatives = split_kbest(system, Path(tmp))
+            for g, s in paired_trees(gold, best):
+                scores.add(g, s)
+            extra = confidence_report(gold, best, alternatives, Path(tmp), diagram)
+        except USER_ERRORS as e:
+            fail(str(e))
+        try:
+            official = conll18_scores(gold, best)
+        except USER_ERRORS as e:  # e.g. two roots in a sentence: no official figures, ours still
+            official = None
+            if not as_json:
+                msg.warn(f"{e}; only this project's figures follow")
     ours = scores.as_dict()
     res = {**{f"{k} (CoNLL 2018)": v for k, v in (official or {}).items()}, "LAS whole labels": ours.pop("LAS")}
     ours.pop("UAS")
     res.update(ours)
+    for k, v in extra.get("kbest_oracle_LAS", {}).items():
+        res[f"{k}-best oracle LAS"] = v
+    if "calibration" in extra:
+        res["arc probabilities: ECE"] = extra["calibration"]["ECE"]
     if as_json:
         print(json.dumps({"official": official, "LAS_whole_labels": res["LAS whole labels"], **ours,
-                          "by_length": scores.by_length(), "long_arcs": scores.long_arcs()}, indent=2))
+                          "by_length": scores.by_length(), "long_arcs": scores.long_arcs(), **extra}, indent=2))
         return
     msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
               title=f"{system} against {gold}")

@@ -12,7 +12,7 @@ from ..corpus import (CorpusReport, FileReport, ParseOptions, corpus_jobs, input
                       piped)
 from ..doc_trees import span_tree, ud_labels
 from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
 
 def ud_tree(doc) -> Tuple[List[int], List[str]]:
@@ -41,6 +41,11 @@ def parse(
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
     validate: bool = typer.Option(False, "--validate", "-V", help="Check the output with the UD validator "
                                   "(level 2); exit 1 if it fails"),
+    kbest: int = typer.Option(1, "--kbest", "-k", help="Write each sentence's K most probable parses (the next "
+                              "ones as blocks # sent_id = ID/2 ...) with # parse_prob; parses with a beam"),
+    confidence: bool = typer.Option(False, "--confidence", "-c", help="Write each word's arc probability as "
+                                    "HeadProb=P in MISC; parses with a beam"),
+    beam: int = typer.Option(8, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
 ) -> None:
     """Parse CoNLL-U or raw text with any pipeline (ours or spaCy's parser).
 
@@ -51,9 +56,15 @@ def parse(
     import spacy
 
     try:
-        nlp = spacy.load(model)
+        if kbest > 1 or confidence:
+            if kbest < 1 or beam < max(kbest, 2):
+                raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
+            nlp = load_pipeline(model, {"beam_width": beam, "n_best": max(kbest, 2)})
+        else:
+            nlp = spacy.load(model)
         start = time.perf_counter()
-        report = parse_file(nlp, input_path, output_path, sentencizer, batch_size)
+        report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
+                            confidence=confidence)
         seconds = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))

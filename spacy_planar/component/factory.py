@@ -65,6 +65,7 @@ DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
         "beam_density": 0.0,
         "beam_merge": False,
         "beam_update": "local",
+        "n_best": 1,
         "tree_transforms": [],
         "scorer": DEFAULT_MODEL["scorer"],
     },
@@ -76,7 +77,7 @@ DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
 def make_planar_parser(nlp: Language, name: str, model: Model, transition_system: Configured, single_root: bool,
                        root_label: Optional[str], extra_root_label: str, exploration: float,
                        exploration_nonprojective: Optional[float], exploration_keep_order: bool,
-                       beam_width: int, beam_density: float, beam_merge: bool, beam_update: str,
+                       beam_width: int, beam_density: float, beam_merge: bool, beam_update: str, n_best: int,
                        tree_transforms: List[str], scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding, planar, 2-planar, swap, or
@@ -117,6 +118,12 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         log-probability of the gold sequence under a softmax over the
         beam's sequences (Zhou et al. 2015; Andor et al. 2016); with
         exploration, the per-transition loss is the exploring one.
+    n_best: with a beam (``beam_width`` > 1), keep the k most probable
+        distinct trees of each sentence (k = n_best <= beam_width) on
+        ``Doc._.parses`` / ``Span._.parses`` and each word's arc probability
+        on ``Token._.head_prob`` (``kbest.py``: the beam's marginals at the
+        temperature ``spacy-planar calibrate`` fits on dev); 1: neither
+        (nothing extra is computed).
     tree_transforms: tree transformations of Nilsson (2007) for UD, applied
         in this order to the training trees (before the system's
         pseudo-projective encoding) and inverted on the parser's output
@@ -131,4 +138,4 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
                         exploration_nonprojective=exploration_nonprojective,
                         exploration_keep_order=exploration_keep_order, beam_width=beam_width,
                         beam_density=beam_density, beam_merge=beam_merge,
-                        beam_update=beam_update, tree_transforms=tree_transforms, scorer=scorer)
+                        beam_update=beam_update, tree_transforms=tree_transforms, scorer=scorer, n_best=n_best)

@@ -11,7 +11,9 @@ import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
+from ..conllu_io import HEAD_PROBS_KEY, PARSES_KEY
 from ..driver import batches, beam_parse, greedy_parse
+from ..kbest import arc_probabilities, calibrated, distinct_parses
 from ..errors import Errors, unexpected
 from ..model.parser_model import one_blas_thread
 from ..pseudoproj import undecorate
@@ -51,10 +53,12 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
                 tokens[k, row] = s + w
         parse_units(system, score, docs, units_read, parsed, cfg, observer, starts=np.zeros(len(docs), dtype=INT),
                     tokens=tokens)
-        trees = iter(tree for doc_trees in parsed for _, tree in doc_trees)
+        trees = iter((tree, alts) for doc_trees in parsed for _, tree, alts in doc_trees)
         for (k, s, e), w in zip(found, words):
-            out[k].append(((s, e), with_whitespace(next(trees) if len(w) else ([], []), w, e - s,
-                                                   cfg["extra_root_label"], cfg["root_label"])))
+            tree, alts = next(trees) if len(w) else (([], []), None)
+            spaced_tree = lambda t: with_whitespace(t, w, e - s, cfg["extra_root_label"], cfg["root_label"])  # noqa
+            out[k].append(((s, e), spaced_tree(tree),
+                           None if alts is None else [(total, spaced_tree(t)) for total, t in alts]))
     return out
 
 
@@ -62,7 +66,9 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
                 cfg: Dict, observer: Optional[Callable] = None, starts: Optional[np.ndarray] = None,
                 tokens: Optional[Dict] = None) -> None:
     """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
-    of similar length, their trees into ``out`` (one list per Doc); the
+    of similar length, their trees into ``out`` (one list per Doc, each
+    unit's ((start, end), tree, its beam's final states as (total, tree), or
+    None where ``n_best`` is 1)); the
     scorer's rows of a Doc's tokens begin at ``starts`` (default: the Docs'
     tokens one after another). With ``tokens`` the units are rows of the
     scorer, ``tokens[Doc, start]`` naming their tokens in the Doc."""
@@ -80,14 +86,15 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
         if use_tags:  # "" where a Doc has no POS: restricts nothing
             tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
                     if has_pos[k] else [""] * (e - s) for k, s, e in group]
+        finals = [] if width > 1 and cfg.get("n_best", 1) > 1 else None
         if width > 1:
             trees = beam_parse(system, score, lengths, offsets, width, density=cfg["beam_density"],
-                               merge=cfg["beam_merge"], finish=cfg["single_root"], tags=tags)
+                               merge=cfg["beam_merge"], finish=cfg["single_root"], tags=tags, finals=finals)
         else:
             trees = greedy_parse(system, score, lengths, offsets, finish=cfg["single_root"], observer=observer,
                                  tags=tags)
-        for (k, s, e), tree in zip(group, trees):
-            out[k].append(((s, e), tree))
+        for i, ((k, s, e), tree) in enumerate(zip(group, trees)):
+            out[k].append(((s, e), tree, None if finals is None else finals[i]))
 
 
 def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_label: str) -> Tree:
@@ -115,21 +122,25 @@ def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_labe
 
 
 def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, name: str,
-                 repaired: Counter) -> Tuple[np.ndarray, List[str], List[int]]:
-    """The units' trees in UD terms, concatenated: (heads, labels, lengths).
-    Each is brought back through the tree transforms (the last first) and
-    checked. With ``single_root`` every system builds one root per unit by
-    its moves; a unit with more (never expected) is counted in ``repaired``
-    and reported (``errors.unexpected``), its extra roots attached by
-    ``one_root`` so that the Doc stays valid; a unit that is not a tree
-    (never expected) becomes a flat one."""
+                 repaired: Counter) -> Tuple[np.ndarray, List[str], List[int], List[Optional[List]]]:
+    """The units' trees in UD terms, concatenated: (heads, labels, lengths),
+    and per unit its beam's final states in UD terms as (total, (heads,
+    labels)) (None where ``n_best`` is 1). Each tree is brought back through
+    the tree transforms (the last first) and checked. With ``single_root``
+    every system builds one root per unit by its moves; a unit with more
+    (never expected) is counted in ``repaired`` and reported
+    (``errors.unexpected``), its extra roots attached by ``one_root`` so
+    that the Doc stays valid; a unit that is not a tree (never expected)
+    becomes a flat one. An alternative that is not a tree with one root is
+    left out (never expected either)."""
     all_heads: List[int] = []
     all_labels: List[str] = []
     lengths: List[int] = []
+    alternatives: List[Optional[List]] = []
     transforms = cfg.get("tree_transforms") or []
     several = 0
     for doc_units in predictions:
-        for _, (heads, labels) in sorted(doc_units, key=lambda unit: unit[0]):
+        for _, (heads, labels), finals in sorted(doc_units, key=lambda unit: unit[0]):
             if transforms:  # back to UD, the last transform first (after the system's decoding)
                 heads, labels = restore(transforms, heads, labels)
             if cfg["single_root"] and sum(1 for h in heads if h == 0) > 1:
@@ -138,6 +149,7 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
             all_heads.extend(heads)
             all_labels.extend(labels)
             lengths.append(len(heads))
+            alternatives.append(None if finals is None else ud_alternatives(finals, transforms, cfg))
     repaired["extra roots"] += several
     if several:
         unexpected(Errors.E090.format(name=name, count=several, units=len(lengths), label=cfg["extra_root_label"]))
@@ -152,4 +164,45 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
         a, b = bounds[u], bounds[u + 1]
         heads[a:b] = [0] + [1] * int(b - a - 1)
         all_labels[a:b] = [cfg["root_label"]] + [cfg["extra_root_label"]] * int(b - a - 1)
-    return heads, [undecorate(label) for label in all_labels], lengths
+        alternatives[u] = None
+    return heads, [undecorate(label) for label in all_labels], lengths, alternatives
+
+
+def ud_alternatives(finals: List, transforms: List[str], cfg: Dict) -> List:
+    """A beam's final states (total, tree) in UD terms, as ``output_trees``
+    brings back the best: through the transforms, labels undecorated; only
+    trees (with one root under ``single_root``)."""
+    out = []
+    for total, (heads, labels) in finals:
+        if transforms:
+            heads, labels = restore(transforms, heads, labels)
+        if not are_trees(np.asarray(heads, dtype=np.int64), [len(heads)])[0]:
+            continue
+        if cfg["single_root"] and sum(1 for h in heads if h == 0) != 1:
+            continue
+        out.append((total, (list(heads), [undecorate(label) for label in labels])))
+    return out
+
+
+def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labels: List[str], lengths: List[int],
+               alternatives: List[Optional[List]], n_best: int, calibration: Dict) -> None:
+    """Each unit's ``n_best`` most probable distinct parses and each word's
+    arc probability (``kbest.py``, at the ``calibration``'s temperature and
+    through its map) into its Doc's ``user_data`` (``extensions.py``), in
+    ``output_trees``' order of units."""
+    temperature = calibration.get("temperature", 1.0)
+    where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]
+    bounds = np.cumsum([0] + lengths)
+    for doc in docs:
+        doc.user_data[PARSES_KEY] = []
+        doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
+    for u, ((k, (s, e)), finals) in enumerate(zip(where, alternatives)):
+        best = (heads[bounds[u]:bounds[u + 1]].tolist(), labels[bounds[u]:bounds[u + 1]])
+        parses = distinct_parses(finals or [(0.0, best)], temperature)
+        if not parses or (parses[0][1], parses[0][2]) != best:  # the tree on Token.head comes first
+            parses = [(1.0, *best)] if not parses else [(parses[0][0], *best)] + [p for p in parses[1:]
+                                                                                   if (p[1], p[2]) != best]
+        docs[k].user_data[PARSES_KEY].append(
+            (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
+        probs = calibrated(arc_probabilities(parses, *best), calibration)
+        docs[k].user_data[HEAD_PROBS_KEY][s:e] = probs.round(4).tolist()

@@ -31,8 +31,12 @@ from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
 from ..transforms import check_transforms, clean_label
 from ..trees import first_sets
-from .parsing import output_trees, parse_docs
+from .extensions import register as register_extensions
+from .parsing import output_trees, parse_docs, set_parses
 from .training import Span, Trainer, beam_loss, loss_towards, units
+
+
+register_extensions()
 
 
 class PlanarParser(TrainablePipe):
@@ -42,7 +46,7 @@ class PlanarParser(TrainablePipe):
                  root_label: Optional[str], extra_root_label: str, exploration: float,
                  exploration_nonprojective: Optional[float], exploration_keep_order: bool, beam_width: int,
                  beam_density: float, beam_merge: bool, beam_update: str, tree_transforms: Sequence[str],
-                 scorer: Optional[Callable]):
+                 scorer: Optional[Callable], n_best: int = 1):
         """Built by the factory (``factory.py``), whose default config holds
         every default; the options are documented there."""
         self.vocab = vocab
@@ -59,13 +63,16 @@ class PlanarParser(TrainablePipe):
             raise UserError(Errors.E065.format(name=name, value=beam_update))
         if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
             raise UserError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
+        if not 1 <= int(n_best) <= int(beam_width):
+            raise UserError(Errors.E066.format(name=name, n_best=n_best, width=beam_width))
         self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
                     "root_label": root_label or "root", "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
                     "beam_width": int(beam_width), "beam_density": float(beam_density),
-                    "beam_merge": bool(beam_merge), "beam_update": beam_update,
+                    "beam_merge": bool(beam_merge), "beam_update": beam_update, "n_best": int(n_best),
+                    "calibration": {"temperature": 1.0, "x": [], "y": []},
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
@@ -260,10 +267,16 @@ class PlanarParser(TrainablePipe):
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (``parsing.output_trees``: back to
-        UD, checked), written Doc by Doc."""
-        heads, labels, lengths = output_trees(predictions, self.system, self.cfg, self.name, self.repaired)
+        UD, checked), written Doc by Doc; with ``n_best`` > 1, each unit's
+        k best parses and each word's arc probability (``extensions.py``)."""
+        docs = list(docs)
+        heads, labels, lengths, alternatives = output_trees(predictions, self.system, self.cfg, self.name,
+                                                            self.repaired)
         if lengths:
-            set_trees(list(docs), heads, labels, lengths)
+            set_trees(docs, heads, labels, lengths)
+        if self.cfg["n_best"] > 1 and self.cfg["beam_width"] > 1:
+            set_parses(docs, predictions, heads, labels, lengths, alternatives, self.cfg["n_best"],
+                       self.cfg["calibration"])
 
     # --- serialization -------------------------------------------------------------
     def to_bytes(self, *, exclude=tuple()) -> bytes:
@@ -310,7 +323,7 @@ class PlanarParser(TrainablePipe):
     # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
     # overrides them); the rest of cfg (labels, system) is what was learned
     OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
-               "exploration_keep_order", "beam_width", "beam_density", "beam_merge", "beam_update")
+               "exploration_keep_order", "beam_width", "beam_density", "beam_merge", "beam_update", "n_best")
 
     def _load_cfg(self, cfg: dict) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})

@@ -1,0 +1,220 @@
+"""k-best parses, arc probabilities and their calibration, on plain head / label arrays.
+
+A beam (``beam.Beam``) ends with up to ``beam_width`` final states per
+sentence, each with its total: the sum of the log-probabilities of its
+actions under the model's softmax over the valid actions. Two derivations may
+give the same tree (spurious ambiguity, e.g. when arc-eager reduces); a tree
+is represented by its best derivation. The beam's distribution over its
+distinct trees is then a softmax of those totals, divided by a temperature
+``T`` (Guo et al. 2017's temperature scaling, applied to whole derivations):
+``P(tree) = exp(total / T) / sum exp(total' / T)``. A word's arc probability
+(``Token._.head_prob``) is the beam marginal: the probability mass of the
+trees in which the word has the head and the label of the best tree.
+
+A beam's marginals are over-confident: where the beam's trees all agree, an
+arc gets probability 1 whatever the model's doubt about states the beam did
+not keep. So they are calibrated on dev (``fit_calibration``, stored with the
+model by ``spacy-planar calibrate``): the temperature, and an isotonic map from
+marginal to probability (Zadrozny & Elkan 2002), fitted to whether each arc
+of the best dev trees is right.
+
+Heads are 1-based within a sentence, 0 for the root, as in CoNLL-U.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+Parse = Tuple[float, List[int], List[str]]  # (probability, heads, labels)
+
+
+def distinct_parses(finals: Sequence[Tuple[float, Tuple[Sequence[int], Sequence[str]]]],
+                    temperature: float = 1.0) -> List[Parse]:
+    """The distinct trees of a beam's final states ``(total, (heads,
+    labels))``, each with its probability under the beam's distribution at
+    ``temperature``, most probable first (ties: the beam's order). The first
+    is the beam's best derivation's tree."""
+    order = sorted(range(len(finals)), key=lambda i: -finals[i][0])
+    seen = set()
+    totals, trees = [], []
+    for i in order:
+        total, (heads, labels) = finals[i]
+        key = (tuple(heads), tuple(labels))
+        if key not in seen:
+            seen.add(key)
+            totals.append(total)
+            trees.append((list(heads), list(labels)))
+    if not trees:
+        return []
+    t = np.asarray(totals, dtype=np.float64) / max(float(temperature), 1e-6)
+    p = np.exp(t - t.max())
+    p /= p.sum()
+    return [(float(prob), heads, labels) for prob, (heads, labels) in zip(p, trees)]
+
+
+def arc_probabilities(parses: Sequence[Parse], heads: Sequence[int], labels: Sequence[str]) -> np.ndarray:
+    """Per word: the probability mass of the parses in which it has the head
+    and the label it has in (``heads``, ``labels``)."""
+    heads = np.asarray(heads)
+    labels = np.asarray(labels, dtype=object)
+    out = np.zeros(len(heads))
+    for prob, h, l in parses:
+        out += prob * ((np.asarray(h) == heads) & (np.asarray(l, dtype=object) == labels))
+    return np.minimum(out, 1.0)
+
+
+def oracle_choice(parses: Sequence[Parse], gold_heads: Sequence[int], gold_labels: Sequence[str],
+                  k: int) -> int:
+    """How many words the best of the first ``k`` parses gets right (head and
+    label): the k-best oracle's count for one sentence."""
+    g_heads, g_labels = np.asarray(gold_heads), np.asarray(gold_labels, dtype=object)
+    return max((int(((np.asarray(h) == g_heads) & (np.asarray(l, dtype=object) == g_labels)).sum())
+                for _, h, l in parses[:k]), default=0)
+
+
+@dataclass
+class Calibration:
+    """Arc probabilities against correctness, in ``bins`` equal bins of
+    probability: per bin its count, mean probability and accuracy; the
+    expected calibration error (ECE: the count-weighted mean of
+    |accuracy - probability|)."""
+
+    counts: np.ndarray
+    confidence: np.ndarray
+    accuracy: np.ndarray
+    ece: float
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+
+def calibration(probs: Sequence[float], correct: Sequence[bool], bins: int = 10) -> Calibration:
+    probs = np.asarray(probs, dtype=np.float64)
+    correct = np.asarray(correct, dtype=np.float64)
+    which = np.minimum((probs * bins).astype(int), bins - 1)
+    counts = np.bincount(which, minlength=bins).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        confidence = np.bincount(which, weights=probs, minlength=bins) / counts
+        accuracy = np.bincount(which, weights=correct, minlength=bins) / counts
+    seen = counts > 0
+    ece = float((counts[seen] * np.abs(accuracy[seen] - confidence[seen])).sum() / max(counts.sum(), 1))
+    return Calibration(counts, confidence, accuracy, ece)
+
+
+def at_temperature(parses: Sequence[Parse], temperature: float) -> List[Parse]:
+    """Parses with their probabilities at another temperature: P ** (1 / T),
+    renormalised (the beam's totals divided by T, as ``distinct_parses``)."""
+    if not parses:
+        return []
+    logp = np.log(np.maximum([p for p, _, _ in parses], 1e-300)) / max(float(temperature), 1e-6)
+    q = np.exp(logp - logp.max())
+    q /= q.sum()
+    return [(float(prob), h, l) for prob, (_, h, l) in zip(q, parses)]
+
+
+def isotonic(x: np.ndarray, y: np.ndarray, points: int = 64) -> Tuple[List[float], List[float]]:
+    """The increasing step function closest to (x, y) in squared error (pool
+    adjacent violators; Zadrozny & Elkan 2002), as at most ``points``
+    (x, y) knots for ``np.interp``."""
+    xs, inverse, counts = np.unique(np.asarray(x, dtype=np.float64), return_inverse=True, return_counts=True)
+    ys = np.bincount(inverse, weights=np.asarray(y, dtype=np.float64)) / counts  # ties: one point, their mean
+    values, weights, lefts, rights = [], [], [], []
+    for xi, yi, wi in zip(xs, ys, counts):
+        values.append(yi), weights.append(float(wi)), lefts.append(xi), rights.append(xi)
+        while len(values) > 1 and values[-2] >= values[-1]:
+            w = weights[-2] + weights[-1]
+            v = (values[-2] * weights[-2] + values[-1] * weights[-1]) / w
+            values[-2:], weights[-2:], rights[-2:] = [v], [w], [rights[-1]]
+            lefts.pop()
+    knots_x = [(a + b) / 2 for a, b in zip(lefts, rights)]
+    if len(knots_x) > points:  # keep the knots where the function moves most
+        keep = np.unique(np.linspace(0, len(knots_x) - 1, points).round().astype(int))
+        knots_x, values = [knots_x[i] for i in keep], [values[i] for i in keep]
+    return [float(v) for v in knots_x], [float(v) for v in values]
+
+
+def calibrated(probs: np.ndarray, calibration: Optional[dict]) -> np.ndarray:
+    """Arc probabilities through a fitted map (``fit_calibration``); as they
+    are without one."""
+    if not calibration or not calibration.get("x"):
+        return np.asarray(probs, dtype=np.float64)
+    return np.interp(probs, calibration["x"], calibration["y"])
+
+
+def fit_calibration(sentences: Sequence[Tuple[Sequence[Parse], Sequence[int], Sequence[str]]],
+                    temperatures: Sequence[float] = (0.125, 0.25, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)) -> dict:
+    """The calibration of the arc probabilities on held-out parses: for each
+    temperature, the beam marginals of each sentence's best tree against
+    whether each arc is right (head and label), an isotonic map fitted to
+    them; the temperature whose mapped probabilities have the lowest Brier
+    score. ``sentences``: (every distinct parse of the beam at T = 1, gold
+    heads, gold labels). Returns {"temperature", "x", "y", "ece_raw" (at
+    T = 1, unmapped), "ece" (mapped, on these sentences)}."""
+    best: Optional[dict] = None
+    for t in temperatures:
+        raw, right = [], []
+        for parses, g_heads, g_labels in sentences:
+            if not parses:
+                continue
+            scaled = at_temperature(parses, t)
+            _, heads, labels = scaled[0]
+            raw.append(arc_probabilities(scaled, heads, labels))
+            right.append((np.asarray(heads) == np.asarray(g_heads))
+                         & (np.asarray(labels, dtype=object) == np.asarray(g_labels, dtype=object)))
+        if not raw:
+            break
+        x, y = np.concatenate(raw), np.concatenate(right).astype(np.float64)
+        kx, ky = isotonic(x, y)
+        mapped = np.interp(x, kx, ky)
+        brier = float(np.mean((mapped - y) ** 2))
+        if best is None or brier < best["brier"]:
+            best = {"temperature": float(t), "x": kx, "y": ky, "brier": brier,
+                    "ece": calibration(mapped, y).ece}
+        if t == 1.0:
+            ece_raw = calibration(x, y).ece
+    if best is None:
+        return {"temperature": 1.0, "x": [], "y": [], "ece_raw": None, "ece": None}
+    best["ece_raw"] = ece_raw
+    return best
+
+
+def reliability_svg(cal: Calibration, title: str = "", size: int = 320) -> str:
+    """A reliability diagram: per bin a bar of the arcs' accuracy over the
+    bin, the diagonal of perfect calibration, each bin's share of the arcs
+    as the bar's shade; the ECE in the title. One standalone SVG."""
+    bins = len(cal.counts)
+    pad, plot = 40, size - 60
+    w = plot / bins
+    share = cal.counts / max(cal.n, 1)
+    x = lambda v: pad + v * plot  # noqa: E731
+    y = lambda v: pad + (1 - v) * plot  # noqa: E731
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
+             f'viewBox="0 0 {size} {size}" font-family="sans-serif" font-size="11">',
+             f'<rect x="{pad}" y="{pad}" width="{plot}" height="{plot}" fill="white" stroke="#444"/>']
+    for i in range(bins):
+        if cal.counts[i] == 0:
+            continue
+        acc = float(cal.accuracy[i])
+        opacity = 0.25 + 0.75 * min(1.0, float(share[i]) * bins / 2)
+        parts.append(f'<rect x="{x(i / bins) + 1:.1f}" y="{y(acc):.1f}" width="{w - 2:.1f}" '
+                     f'height="{plot * acc:.1f}" fill="#3465a4" fill-opacity="{opacity:.2f}">'
+                     f'<title>{i / bins:.1f}-{(i + 1) / bins:.1f}: {int(cal.counts[i])} arcs, '
+                     f'accuracy {acc:.3f}, mean probability {cal.confidence[i]:.3f}</title></rect>')
+    parts.append(f'<line x1="{x(0)}" y1="{y(0)}" x2="{x(1)}" y2="{y(1)}" stroke="#cc0000" stroke-dasharray="4 3"/>')
+    for v in (0, 0.5, 1):
+        parts.append(f'<text x="{x(v):.0f}" y="{pad + plot + 14}" text-anchor="middle">{v:g}</text>')
+        parts.append(f'<text x="{pad - 6}" y="{y(v) + 4:.0f}" text-anchor="end">{v:g}</text>')
+    parts.append(f'<text x="{size / 2:.0f}" y="{size - 6}" text-anchor="middle">arc probability</text>')
+    parts.append(f'<text x="12" y="{size / 2:.0f}" text-anchor="middle" transform="rotate(-90 12 {size / 2:.0f})">'
+                 'accuracy</text>')
+    heading = f"{title} ECE {cal.ece:.3f}, {cal.n} arcs".strip()
+    parts.append(f'<text x="{size / 2:.0f}" y="{pad - 14}" text-anchor="middle">{_escape(heading)}</text>')
+    parts.append("</svg>\n")
+    return "\n".join(parts)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

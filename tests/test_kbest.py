@@ -1,0 +1,162 @@
+"""k-best parses and arc probabilities: the k best trees are distinct, valid,
+sorted, the first the one on Token.head, through to_disk / from_disk; off,
+nothing extra is computed; written to CoNLL-U that the UD validator accepts;
+scored (k-best oracle LAS, calibration) and calibrated on held-out data."""
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from typer.testing import CliRunner
+
+from conftest import sample, treebank
+from spacy_planar.cli import app
+from spacy_planar.conllu_io import conllu_to_docs, read_conllu
+from spacy_planar.errors import UserError
+from spacy_planar.kbest import (arc_probabilities, at_temperature, calibration, distinct_parses, fit_calibration,
+                                isotonic, reliability_svg)
+from spacy_planar.official import validate
+from spacy_planar.trees import tree_error
+
+BEAM = {"beam_width": 8, "n_best": 4}
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    """Arc-eager (pseudo-projective: its k-best trees are decoded too),
+    trained a little on 120 Gothic sentences."""
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser")
+    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:120]
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    sgd = nlp.initialize(lambda: examples)
+    for _ in range(4):
+        for i in range(0, len(examples), 20):
+            nlp.update(examples[i:i + 20], sgd=sgd)
+    path = tmp_path_factory.mktemp("kbest") / "model"
+    nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def dev_words():
+    return [s.forms for s in list(read_conllu(treebank("got_proiel", "dev")))[:60]]
+
+
+def ud_tree(doc, sent):
+    return ([0 if t.head.i == t.i else t.head.i - sent.start + 1 for t in sent],
+            ["root" if t.dep_ == "ROOT" else t.dep_ for t in sent])
+
+
+def parsed(nlp, words):
+    return list(nlp.pipe(Doc(nlp.vocab, words=w) for w in words))
+
+
+def test_the_k_best_are_distinct_valid_sorted_and_the_first_is_the_parse(model, dev_words, tmp_path):
+    nlp = spacy.load(model, config={"components": {"planar_parser": BEAM}})
+    docs = parsed(nlp, dev_words)
+    several = 0
+    for doc in docs:
+        for sent in doc.sents:
+            parses = sent._.parses
+            assert 1 <= len(parses) <= 4
+            several += len(parses) > 1
+            probs = [p["prob"] for p in parses]
+            assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1 + 1e-9
+            trees = [(tuple(p["heads"]), tuple(p["labels"])) for p in parses]
+            assert len(set(trees)) == len(trees)
+            for heads, labels in trees:
+                assert tree_error(list(heads)) is None and heads.count(0) == 1 and len(heads) == len(sent)
+                assert not any("\u2191" in label or "|" in label for label in labels)  # decoded
+            heads, labels = ud_tree(doc, sent)
+            assert (parses[0]["heads"], parses[0]["labels"]) == (heads, labels)
+            assert all(0 <= t._.head_prob <= 1 for t in sent)
+        assert doc._.parses == [s._.parses for s in doc.sents]
+    assert several > len(docs) // 2  # the beam holds alternatives
+    nlp.to_disk(tmp_path / "again")
+    back = parsed(spacy.load(tmp_path / "again"), dev_words)
+    assert [d._.parses for d in back] == [d._.parses for d in docs]
+    assert [[t._.head_prob for t in d] for d in back] == [[t._.head_prob for t in d] for d in docs]
+
+
+def test_without_n_best_nothing_extra_is_computed(model, dev_words, monkeypatch):
+    """n_best 1: the same trees from the same beam, no parses, no
+    probabilities, and only each sentence's best final state decoded."""
+    with_k = parsed(spacy.load(model, config={"components": {"planar_parser": BEAM}}), dev_words)
+    nlp = spacy.load(model, config={"components": {"planar_parser": {"beam_width": 8}}})
+    system = nlp.get_pipe("planar_parser").system
+    decoded = []
+    original = type(system).output_trees
+    monkeypatch.setattr(type(system), "output_trees",
+                        lambda self, st, rows=None, decode=True: decoded.append(len(rows)) or original(self, st, rows,
+                                                                                                       decode))
+    plain = parsed(nlp, dev_words)
+    assert sum(decoded) == len(dev_words)
+    assert [[(t.head.i, t.dep_) for t in d] for d in plain] == [[(t.head.i, t.dep_) for t in d] for d in with_k]
+    assert all(d._.parses is None and d[0]._.head_prob is None for d in plain)
+    with pytest.raises(UserError, match="E066"):
+        spacy.load(model, config={"components": {"planar_parser": {"beam_width": 4, "n_best": 5}}})
+
+
+def test_distinct_parses_keep_each_trees_best_derivation():
+    a, b = ([2, 0], ["x", "root"]), ([0, 1], ["root", "x"])
+    parses = distinct_parses([(-2.0, b), (-1.0, a), (-1.5, a)], temperature=1.0)
+    assert [(h, l) for _, h, l in parses] == [a, b]
+    assert parses[0][0] == pytest.approx(1 / (1 + np.exp(-1.0)))
+    hot = at_temperature(parses, 1e6)
+    assert [p for p, _, _ in hot] == pytest.approx([0.5, 0.5])
+    assert arc_probabilities(parses, *a).tolist() == pytest.approx([parses[0][0], parses[0][0]])
+
+
+def test_isotonic_calibration_and_its_error():
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.random(5000), np.ones(5000)]  # a beam's marginals: many at 1
+    y = (rng.random(10000) < np.r_[x[:5000] ** 2, np.full(5000, 0.8)]).astype(float)
+    assert calibration(x, y).ece > 0.15
+    kx, ky = isotonic(x, y)
+    assert np.all(np.diff(ky) >= 0) and calibration(np.interp(x, kx, ky), y).ece < 0.02
+    cal = calibration([0.05, 0.95, 0.95], [0, 1, 0])
+    assert cal.ece == pytest.approx((0.05 + 2 * abs(0.5 - 0.95)) / 3)
+    svg = reliability_svg(cal, title="t")
+    assert ET.fromstring(svg).tag.endswith("svg") and "ECE 0.317" in svg
+
+
+def test_fit_calibration_prefers_what_matches():
+    gold = ([2, 0, 2], ["a", "root", "b"])
+    wrong = ([3, 3, 0], ["a", "b", "root"])
+    # the beam puts 0.9 on a tree that is right 3 times in 4
+    data = [([(0.9, *(gold if i % 4 else wrong)), (0.1, *(wrong if i % 4 else gold))], *gold) for i in range(40)]
+    fitted = fit_calibration(data)
+    assert fitted["ece"] < 0.05 < fitted["ece_raw"]
+
+
+def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
+    dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 80)
+    out = tmp_path / "kbest.conllu"
+    r = CliRunner().invoke(app, ["parse", str(model), str(dev), str(out), "--kbest", "3", "--confidence"])
+    assert r.exit_code == 0, r.output
+    text = out.read_text(encoding="utf-8")
+    ids = re.findall(r"^# sent_id = (.*)$", text, re.M)
+    assert any(i.endswith("/3") for i in ids) and len(re.findall(r"^# parse_prob = ", text, re.M)) == len(ids)
+    assert "HeadProb=" in text
+    passed, report = validate(out, level=2)
+    assert passed, report[-2000:]
+    r = CliRunner().invoke(app, ["evaluate", str(dev), str(out), "--json", "--diagram", str(tmp_path / "rel.svg")])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.output)
+    oracle = res["kbest_oracle_LAS"]
+    assert oracle["1"] == pytest.approx(res["official"]["LAS"]) and oracle["3"] >= oracle["2"] >= oracle["1"]
+    assert 0 <= res["calibration"]["ECE"] <= 1 and (tmp_path / "rel.svg").exists()
+    r = CliRunner().invoke(app, ["calibrate", str(model), str(dev), str(tmp_path / "calibrated")])
+    assert r.exit_code == 0, r.output
+    pipe = spacy.load(tmp_path / "calibrated").get_pipe("planar_parser")
+    cal = pipe.cfg["calibration"]
+    assert cal["x"] and cal["temperature"] > 0 and pipe.cfg["beam_width"] == 1  # the settings stay the model's
+    words = [s.forms for s in read_conllu(dev)]
+    docs = parsed(spacy.load(tmp_path / "calibrated", config={"components": {"planar_parser": BEAM}}), words)
+    probs = np.array([t._.head_prob for d in docs for t in d])
+    assert probs.min() >= min(cal["y"]) - 1e-9 and probs.max() <= max(cal["y"]) + 1e-9
