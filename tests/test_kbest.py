@@ -159,4 +159,5 @@ def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
     words = [s.forms for s in read_conllu(dev)]
     docs = parsed(spacy.load(tmp_path / "calibrated", config={"components": {"planar_parser": BEAM}}), words)
     probs = np.array([t._.head_prob for d in docs for t in d])
-    assert probs.min() >= min(cal["y"]) - 1e-9 and probs.max() <= max(cal["y"]) + 1e-9
+    # inside the map's range, as stored (Token._.head_prob keeps 4 decimals)
+    assert probs.min() >= round(min(cal["y"]), 4) and probs.max() <= round(max(cal["y"]), 4)
