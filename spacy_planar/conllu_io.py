@@ -28,7 +28,7 @@ from typing import Dict, IO, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import conllu
 
-from .doc_trees import OUTSIDE, span_tree, ud_labels
+from .doc_trees import OUTSIDE, ud_tree
 from .errors import ConlluError, Errors, UserError
 from .trees import tree_error
 
@@ -483,10 +483,9 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1, kbest: int = 
             comments = [f"# sent_id = {first_sent_id + k}", f"# text = {doc[start:end].text.strip()}"]
         tree = None
         if parsed:
-            heads, labels = span_tree(doc, start, end)
-            if OUTSIDE in heads:
-                raise UserError(Errors.E020.format(doc=doc_index, token=start + heads.index(OUTSIDE)))
-            tree = (heads, ud_labels(heads, labels))
+            tree = ud_tree(doc, start, end)
+            if OUTSIDE in tree[0]:
+                raise UserError(Errors.E020.format(doc=doc_index, token=start + tree[0].index(OUTSIDE)))
         alts = parses.get((start, end), []) if kbest > 1 else []
         word_probs = probs[start:end] if probs is not None and tree is not None else None
         out.extend(_sentence_lines(doc, start, end, stored, comments, tree, word_probs,

@@ -28,7 +28,7 @@ import numpy as np
 
 from .conllu_io import (HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY, Sentence, atomic_output, check_input,
                         doc_to_conllu, file_kind, read_conllu, read_docbin, sentences_to_doc, write_conllu)
-from .doc_trees import set_trees, span_tree, ud_labels
+from .doc_trees import set_trees, ud_tree
 from .errors import ConlluError, Errors, UserError
 
 # the suffixes parse-corpus reads (the content decides how: a .txt holding CoNLL-U is read as CoNLL-U)
@@ -84,9 +84,9 @@ def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path, kbest: in
     ``confidence``: as ``conllu_io.doc_to_conllu``."""
     with atomic_output(path) as f:
         for sent, doc in zip(sents, parsed):
-            heads, labels = span_tree(doc)
+            heads, labels = ud_tree(doc)
             out = sentences_to_doc(nlp.vocab, [sent])
-            set_trees([out], np.asarray(heads, dtype=np.int64), ud_labels(heads, labels), [len(heads)])
+            set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
             for annotation, attr in PREDICTED_COLUMNS.items():
                 if doc.has_annotation(annotation):
                     for mine, theirs in zip(out, doc):

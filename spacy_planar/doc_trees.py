@@ -37,6 +37,13 @@ def ud_labels(heads: Sequence[int], labels: Sequence[str]) -> List[str]:
     return ["root" if h == 0 and label == "ROOT" else label for h, label in zip(heads, labels)]
 
 
+def ud_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
+    """``span_tree`` with the labels in UD terms (``ud_labels``): what a
+    parse of the span is in CoNLL-U."""
+    heads, labels = span_tree(doc, start, end)
+    return heads, ud_labels(heads, labels)
+
+
 def set_trees(docs: Sequence, heads: np.ndarray, labels: Sequence[str], lengths: Sequence[int]) -> None:
     """Write trees into Docs: ``heads`` / ``labels`` concatenate one tree per
     unit (1-based within its unit, 0 for a root), ``lengths`` the units'

@@ -14,7 +14,7 @@ import re
 from html import escape
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .doc_trees import span_tree, ud_labels
+from .doc_trees import ud_tree
 from .trees import nonprojective_arcs, plane_assignment
 
 WORD_GAP = 110  # horizontal distance between words
@@ -121,10 +121,10 @@ def sentence_svgs(doc) -> List[str]:
     """One SVG per sentence of a parsed Doc."""
     svgs = []
     for sent in doc.sents:
-        heads, labels = span_tree(doc, sent.start, sent.end)
+        heads, labels = ud_tree(doc, sent.start, sent.end)
         words = [t.text for t in sent]
         tags = [t.pos_ for t in sent] if any(t.pos_ for t in sent) else None
-        svgs.append(render_tree(words, heads, ud_labels(heads, labels), tags, title=sent.text))
+        svgs.append(render_tree(words, heads, labels, tags, title=sent.text))
     return svgs
 
 

@@ -3,23 +3,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import List, Tuple
+from typing import List
 
 import typer
 
 from ..conllu_io import Sentence, file_kind
 from ..corpus import (CorpusReport, FileReport, ParseOptions, corpus_jobs, input_docs, parse_corpus, parse_file,
                       piped)
-from ..doc_trees import span_tree, ud_labels
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
-
-
-def ud_tree(doc) -> Tuple[List[int], List[str]]:
-    """(heads, labels) of a parsed Doc in UD terms (HEAD 0 for roots, ``root``
-    for spaCy's ``ROOT``)."""
-    heads, labels = span_tree(doc)
-    return heads, ud_labels(heads, labels)
 
 
 def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:

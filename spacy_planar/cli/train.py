@@ -11,11 +11,12 @@ import typer
 
 from ..component.pipe import PlanarParser
 from ..conllu_io import atomic_output, read_conllu
+from ..doc_trees import ud_tree
 from ..errors import Errors
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
 from ..transforms import apply_transforms, check_transforms
 from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, setting_options
-from .parse import input_docs, ud_tree
+from .parse import input_docs
 
 TRAIN_SECONDS = "train_seconds.json"
 
