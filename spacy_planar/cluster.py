@@ -11,8 +11,7 @@ when complete, nothing it left half-done is mistaken for a result.
 
 A real cluster: start ``dask scheduler`` on one machine and ``dask worker
 tcp://HOST:8786 --nworkers N --nthreads 1`` on each machine (or a SLURM job
-array through ``dask-jobqueue``'s ``SLURMCluster``; README.md, "A corpus on a
-cluster"), with spacy-planar installed and the model and the folders on a
+array through ``dask-jobqueue``'s ``SLURMCluster``; docs/cluster.md), with spacy-planar installed and the model and the folders on a
 shared file system, then ``spacy-planar parse-corpus MODEL IN OUT --scheduler
 tcp://HOST:8786``.
 """
@@ -68,14 +67,14 @@ def dask_client(scheduler: Optional[str] = None, local_workers: int = 0) -> Clie
     closes it with the client)."""
     if scheduler:
         return Client(scheduler)
-    cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    client = Client(cluster)
-    client._spacy_planar_cluster = cluster
-    return client
+    return Client(LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None))
 
 
 def close_client(client: Client) -> None:
-    cluster = getattr(client, "_spacy_planar_cluster", None)
+    """Close the client, and the LocalCluster it was given (``client.cluster``;
+    None for a scheduler's address, whose cluster is not ours to stop)."""
+    cluster = client.cluster
     client.close()
     if cluster is not None:
         cluster.close()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Sequence, Tuple
@@ -301,6 +302,26 @@ def run_local(model: str, jobs: Sequence[Job], options: ParseOptions, n_process:
             for future in futures:
                 future.cancel()
             raise
+
+
+@contextmanager
+def cluster_client(scheduler: str = "", local_workers: int = 0):
+    """A Dask client for ``parse_corpus`` (``cluster.dask_client``: the
+    scheduler at ``scheduler``, or a LocalCluster of ``local_workers``),
+    closed when the block ends; None where neither is asked for (this
+    machine's processes parse)."""
+    if not (scheduler or local_workers):
+        yield None
+        return
+    try:
+        from .cluster import close_client, dask_client
+    except ImportError as e:
+        raise UserError(Errors.E106) from e
+    client = dask_client(scheduler, local_workers)
+    try:
+        yield client
+    finally:
+        close_client(client)
 
 
 @dataclass

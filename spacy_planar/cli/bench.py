@@ -10,7 +10,7 @@ import shutil
 import statistics
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import typer
 
@@ -287,6 +287,28 @@ def bench_train(
     report(rows, as_json, f"training speed, {train_path}", baseline=setups[0][0])
 
 
+def repeated_corpus(source: Path, words: int, n_files: int, folder: Path) -> Tuple[Path, Path, int]:
+    """The sentences of a CoNLL-U file repeated until at least ``words``
+    words, cut into ``n_files`` files of ``folder/corpus`` and written whole
+    as ``folder/whole.conllu``; (the corpus folder, the whole file, words)."""
+    blocks = [b for b in source.read_text(encoding="utf-8").split("\n\n") if b.strip()]
+    per_block = sum(sum(1 for line in b.splitlines() if line.split("\t", 1)[0].isdigit()) for b in blocks)
+    if not per_block:
+        raise UserError(Errors.E034.format(sources=source))
+    copies = -(-words // per_block)
+    all_blocks = blocks * copies
+    corpus = folder / "corpus"
+    corpus.mkdir()
+    size = -(-len(all_blocks) // n_files)
+    for i in range(n_files):
+        part = all_blocks[i * size:(i + 1) * size]
+        if part:
+            (corpus / f"part{i:05}.conllu").write_text("\n\n".join(part) + "\n\n", encoding="utf-8")
+    whole = folder / "whole.conllu"
+    whole.write_text("\n\n".join(all_blocks) + "\n\n", encoding="utf-8")
+    return corpus, whole, per_block * copies
+
+
 @bench_app.command("corpus")
 def bench_corpus(
     model: str = typer.Argument(..., help="A trained pipeline"),
@@ -314,32 +336,16 @@ def bench_corpus(
     import spacy
     from threadpoolctl import threadpool_limits
 
-    from ..corpus import ParseOptions, corpus_jobs, parse_corpus, parse_file
+    from ..corpus import ParseOptions, cluster_client, corpus_jobs, parse_corpus, parse_file
 
-    try:
-        blocks = [b for b in source.read_text(encoding="utf-8").split("\n\n") if b.strip()]
-        per_block = [sum(1 for line in b.splitlines() if line.split("\t", 1)[0].isdigit()) for b in blocks]
-        if not blocks or not sum(per_block):
-            raise UserError(Errors.E034.format(sources=source))
-        copies = -(-words // sum(per_block))
-    except USER_ERRORS as e:
-        fail(str(e))
-    msg.info(f"{os.cpu_count()} cores; {copies} copies of {source} ({sum(per_block) * copies} words), "
-             f"{n_files} files")
-    rows: Dict[str, Dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        corpus, outputs = Path(tmp) / "corpus", Path(tmp) / "out"
-        corpus.mkdir()
-        all_blocks = blocks * copies
-        size = -(-len(all_blocks) // n_files)
-        for i in range(n_files):
-            part = all_blocks[i * size:(i + 1) * size]
-            if part:
-                (corpus / f"part{i:05}.conllu").write_text("\n\n".join(part) + "\n\n", encoding="utf-8")
-        whole = Path(tmp) / "whole.conllu"
-        whole.write_text("\n\n".join(all_blocks) + "\n\n", encoding="utf-8")
+        try:
+            corpus, whole, total = repeated_corpus(source, words, n_files, Path(tmp))
+        except USER_ERRORS as e:
+            fail(str(e))
+        msg.info(f"{os.cpu_count()} cores; {source} repeated: {total} words, {n_files} files")
+        outputs = Path(tmp) / "out"
         jobs = corpus_jobs(corpus, outputs)
-        total = sum(per_block) * copies
 
         def one_file() -> int:
             with threadpool_limits(1):
@@ -348,18 +354,9 @@ def bench_corpus(
         def in_corpus(n_process: int = 1, local_workers: int = 0) -> Callable[[], int]:
             def run() -> int:
                 shutil.rmtree(outputs, ignore_errors=True)
-                client = None
-                if local_workers:
-                    from ..cluster import dask_client
-                    client = dask_client(local_workers=local_workers)
-                try:
-                    with threadpool_limits(1):
-                        return parse_corpus(model, jobs, ParseOptions(), n_process=n_process, client=client,
-                                            progress=False).words
-                finally:
-                    if client is not None:
-                        from ..cluster import close_client
-                        close_client(client)
+                with cluster_client(local_workers=local_workers) as client, threadpool_limits(1):
+                    return parse_corpus(model, jobs, ParseOptions(), n_process=n_process, client=client,
+                                        progress=False).words
             return run
 
         timings = [("parse, one file", one_file), ("parse-corpus, this process", in_corpus())]

@@ -8,8 +8,8 @@ from typing import List
 import typer
 
 from ..conllu_io import Sentence, file_kind
-from ..corpus import (CorpusReport, FileReport, ParseOptions, corpus_jobs, input_docs, parse_corpus, parse_file,
-                      piped)
+from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, input_docs, parse_corpus,
+                      parse_file, piped)
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
@@ -121,20 +121,9 @@ def parse_corpus_command(
         jobs = corpus_jobs(in_dir, out_dir)
         if Path(model).exists():  # the workers' processes may start elsewhere
             model = str(Path(model).resolve())
-        options = ParseOptions(sentencizer, batch_size)
-        client = None
-        if scheduler or local_workers:
-            try:
-                from ..cluster import dask_client
-            except ImportError as e:
-                raise UserError(Errors.E106) from e
-            client = dask_client(scheduler, local_workers)
-        try:
-            report = parse_corpus(model, jobs, options, n_process=n_process, client=client)
-        finally:
-            if client is not None:
-                from ..cluster import close_client
-                close_client(client)
+        with cluster_client(scheduler, local_workers) as client:
+            report = parse_corpus(model, jobs, ParseOptions(sentencizer, batch_size), n_process=n_process,
+                                  client=client)
     except USER_ERRORS as e:
         fail(str(e))
     report_corpus(model, report, out_dir)
