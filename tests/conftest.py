@@ -1,5 +1,6 @@
 import os
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -23,6 +24,30 @@ def sample(src: Path, dst: Path, n: int) -> Path:
     blocks = src.read_text(encoding="utf-8").split("\n\n")[:n]
     dst.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
     return dst
+
+
+def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int] = None) -> Path:
+    """The factory's planar_parser (arc-eager) trained a little on the first
+    ``n_sents`` Gothic training sentences (``epochs`` passes in batches of
+    ``batch_size``, default all at once), saved at ``path``: for the tests
+    about files, packages and beams rather than accuracy."""
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    from spacy_planar.conllu_io import conllu_to_docs
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser")
+    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:n_sents]
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    sgd = nlp.initialize(lambda: examples)
+    size = batch_size or len(examples)
+    for _ in range(epochs):
+        for i in range(0, len(examples), size):
+            nlp.update(examples[i:i + size], sgd=sgd)
+    nlp.to_disk(path)
+    return path
 
 
 @pytest.fixture

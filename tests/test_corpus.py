@@ -13,14 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-import spacy
-from spacy.tokens import Doc
-from spacy.training import Example
 from typer.testing import CliRunner
 
-from conftest import treebank
+from conftest import small_parser, treebank
 from spacy_planar.cli import app
-from spacy_planar.conllu_io import conllu_to_docs, read_conllu
+from spacy_planar.conllu_io import read_conllu
 
 distributed = pytest.importorskip("distributed")
 
@@ -50,16 +47,7 @@ def write_corpus(folder: Path, n_files: int, sents_per_file: int = 5) -> Path:
 def model(tmp_path_factory):
     """A pipeline of the factory's parser, a few updates on 40 sentences:
     these tests are about files, not accuracy."""
-    nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser")
-    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:40]
-    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
-    sgd = nlp.initialize(lambda: examples)
-    for _ in range(3):
-        nlp.update(examples, sgd=sgd)
-    path = tmp_path_factory.mktemp("model") / "parser"
-    nlp.to_disk(path)
-    return path
+    return small_parser(tmp_path_factory.mktemp("model") / "parser", 40, epochs=3)
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 import spacy
 from spacy.tokens import Doc
-from spacy.training import Example
 from typer.testing import CliRunner
 
-from conftest import sample, treebank
+from conftest import sample, small_parser, treebank
 from spacy_planar.cli import app
-from spacy_planar.conllu_io import conllu_to_docs, read_conllu
+from spacy_planar.conllu_io import read_conllu
 from spacy_planar.errors import UserError
 from spacy_planar.kbest import (arc_probabilities, at_temperature, calibration, distinct_parses, fit_calibration,
                                 isotonic, reliability_svg)
@@ -29,17 +28,7 @@ BEAM = {"beam_width": 8, "n_best": 4}
 def model(tmp_path_factory):
     """Arc-eager (pseudo-projective: its k-best trees are decoded too),
     trained a little on 120 Gothic sentences."""
-    nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser")
-    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:120]
-    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
-    sgd = nlp.initialize(lambda: examples)
-    for _ in range(4):
-        for i in range(0, len(examples), 20):
-            nlp.update(examples[i:i + 20], sgd=sgd)
-    path = tmp_path_factory.mktemp("kbest") / "model"
-    nlp.to_disk(path)
-    return path
+    return small_parser(tmp_path_factory.mktemp("kbest") / "model", 120, epochs=4, batch_size=20)
 
 
 @pytest.fixture(scope="module")

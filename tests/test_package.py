@@ -8,14 +8,10 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-import spacy
-from spacy.tokens import Doc
-from spacy.training import Example
 from typer.testing import CliRunner
 
-from conftest import treebank
+from conftest import small_parser, treebank
 from spacy_planar.cli import app
-from spacy_planar.conllu_io import conllu_to_docs
 
 pytest.importorskip("wheel")  # the offline build (--no-build-isolation) needs it, as setuptools and cython
 
@@ -33,13 +29,7 @@ def dependencies_without_us(folder: Path) -> Path:
 
 
 def test_the_package_installs_in_a_fresh_venv_and_loads_by_name(tmp_path):
-    nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser")
-    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:30]
-    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
-    sgd = nlp.initialize(lambda: examples)
-    nlp.update(examples, sgd=sgd)
-    nlp.to_disk(tmp_path / "model")
+    small_parser(tmp_path / "model", 30, epochs=1)
     r = CliRunner().invoke(app, ["package", str(tmp_path / "model"), str(tmp_path / "packages"), "--name", "tiny_got",
                                  "--version", "1.2.3", "--license", "CC BY-NC-SA 3.0", "--source",
                                  "UD_Gothic-PROIEL=https://github.com/UniversalDependencies/UD_Gothic-PROIEL",
