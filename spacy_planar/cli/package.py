@@ -61,6 +61,28 @@ def build_wheel(source: Path, dist: Path, isolation: bool) -> Path:
     return new[-1]
 
 
+def package_meta(model: Path, name: str, version: str, test: Optional[Path], license_: str, source: str,
+                 description: str) -> Dict:
+    """The pipeline's meta.json with the package's name, version,
+    description, licence, its treebank as the source, and the test scores
+    (``test_scores``) added to its performance."""
+    meta_file = model / "meta.json"
+    if not meta_file.is_file():
+        raise UserError(Errors.E107.format(path=model))
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta.update({"name": name, "version": version})
+    meta["description"] = description or meta.get("description") or (
+        f"A spacy-planar dependency parsing pipeline ({', '.join(meta.get('pipeline', []))})")
+    if license_:
+        meta["license"] = license_
+    if source:
+        src_name, _, url = source.partition("=")
+        meta["sources"] = [{"name": src_name, "url": url, "license": license_}]
+    if test is not None:
+        meta.setdefault("performance", {}).update(test_scores(str(model), test))
+    return meta
+
+
 @app.command()
 def package(
     model: Path = typer.Argument(..., help="A trained pipeline's folder (model-best)"),
@@ -86,20 +108,7 @@ def package(
     from spacy.cli.package import package as spacy_package
 
     try:
-        meta_file = model / "meta.json"
-        if not meta_file.is_file():
-            raise UserError(Errors.E107.format(path=model))
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        meta.update({"name": name, "version": version})
-        meta["description"] = description or meta.get("description") or (
-            f"A spacy-planar dependency parsing pipeline ({', '.join(meta.get('pipeline', []))})")
-        if license_:
-            meta["license"] = license_
-        if source:
-            src_name, _, url = source.partition("=")
-            meta["sources"] = [{"name": src_name, "url": url, "license": license_}]
-        if test is not None:
-            meta.setdefault("performance", {}).update(test_scores(str(model), test))
+        meta = package_meta(model, name, version, test, license_, source, description)
         root = source_root()
         if planar_wheel is None and root is None:
             raise UserError(Errors.E108)

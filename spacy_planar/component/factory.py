@@ -131,7 +131,8 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
         ``spacy_planar.transforms.TRANSFORMS``. Their labels never reach
         Docs, ``labels`` or scores.
 
-    docs/decisions.md has the measurements behind each default.
+    docs/decisions.md has the measurements behind each default. (Over 60
+    lines: this docstring is the options' documentation.)
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
                         root_label=root_label, extra_root_label=extra_root_label, exploration=exploration,
