@@ -48,10 +48,14 @@ def distinct_parses(finals: Sequence[Tuple[float, Tuple[Sequence[int], Sequence[
             trees.append((list(heads), list(labels)))
     if not trees:
         return []
-    t = np.asarray(totals, dtype=np.float64) / max(float(temperature), 1e-6)
-    p = np.exp(t - t.max())
-    p /= p.sum()
+    p = _softmax(np.asarray(totals, dtype=np.float64), temperature)
     return [(float(prob), heads, labels) for prob, (heads, labels) in zip(p, trees)]
+
+
+def _softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
+    t = logits / max(float(temperature), 1e-6)
+    p = np.exp(t - t.max())
+    return p / p.sum()
 
 
 def arc_probabilities(parses: Sequence[Parse], heads: Sequence[int], labels: Sequence[str]) -> np.ndarray:
@@ -109,9 +113,7 @@ def at_temperature(parses: Sequence[Parse], temperature: float) -> List[Parse]:
     renormalised (the beam's totals divided by T, as ``distinct_parses``)."""
     if not parses:
         return []
-    logp = np.log(np.maximum([p for p, _, _ in parses], 1e-300)) / max(float(temperature), 1e-6)
-    q = np.exp(logp - logp.max())
-    q /= q.sum()
+    q = _softmax(np.log(np.maximum([p for p, _, _ in parses], 1e-300)), temperature)
     return [(float(prob), h, l) for prob, (_, h, l) in zip(q, parses)]
 
 
@@ -153,32 +155,34 @@ def fit_calibration(sentences: Sequence[Tuple[Sequence[Parse], Sequence[int], Se
     score. ``sentences``: (every distinct parse of the beam at T = 1, gold
     heads, gold labels). Returns {"temperature", "x", "y", "ece_raw" (at
     T = 1, unmapped), "ece" (mapped, on these sentences)}."""
+    sentences = [s for s in sentences if s[0]]
+    if not sentences:
+        return {"temperature": 1.0, "x": [], "y": [], "ece_raw": None, "ece": None}
     best: Optional[dict] = None
     for t in temperatures:
-        raw, right = [], []
-        for parses, g_heads, g_labels in sentences:
-            if not parses:
-                continue
-            scaled = at_temperature(parses, t)
-            _, heads, labels = scaled[0]
-            raw.append(arc_probabilities(scaled, heads, labels))
-            right.append((np.asarray(heads) == np.asarray(g_heads))
-                         & (np.asarray(labels, dtype=object) == np.asarray(g_labels, dtype=object)))
-        if not raw:
-            break
-        x, y = np.concatenate(raw), np.concatenate(right).astype(np.float64)
+        x, y = _marginals_and_truth(sentences, t)
         kx, ky = isotonic(x, y)
         mapped = np.interp(x, kx, ky)
         brier = float(np.mean((mapped - y) ** 2))
         if best is None or brier < best["brier"]:
             best = {"temperature": float(t), "x": kx, "y": ky, "brier": brier,
                     "ece": calibration(mapped, y).ece}
-        if t == 1.0:
-            ece_raw = calibration(x, y).ece
-    if best is None:
-        return {"temperature": 1.0, "x": [], "y": [], "ece_raw": None, "ece": None}
-    best["ece_raw"] = ece_raw
+    best["ece_raw"] = calibration(*_marginals_and_truth(sentences, 1.0)).ece
     return best
+
+
+def _marginals_and_truth(sentences: Sequence[Tuple[Sequence[Parse], Sequence[int], Sequence[str]]],
+                         temperature: float) -> Tuple[np.ndarray, np.ndarray]:
+    """The arcs of each sentence's best tree: their beam marginals at
+    ``temperature``, and 1.0 where the arc (head and label) is the gold one."""
+    raw, right = [], []
+    for parses, g_heads, g_labels in sentences:
+        scaled = at_temperature(parses, temperature)
+        _, heads, labels = scaled[0]
+        raw.append(arc_probabilities(scaled, heads, labels))
+        right.append((np.asarray(heads) == np.asarray(g_heads))
+                     & (np.asarray(labels, dtype=object) == np.asarray(g_labels, dtype=object)))
+    return np.concatenate(raw), np.concatenate(right).astype(np.float64)
 
 
 def reliability_svg(cal: Calibration, title: str = "", size: int = 320) -> str:
