@@ -198,10 +198,9 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
         doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
     for u, ((k, (s, e)), finals) in enumerate(zip(where, alternatives)):
         best = (heads[bounds[u]:bounds[u + 1]].tolist(), labels[bounds[u]:bounds[u + 1]])
-        parses = distinct_parses(finals or [(0.0, best)], temperature)
-        if not parses or (parses[0][1], parses[0][2]) != best:  # the tree on Token.head comes first
-            parses = [(1.0, *best)] if not parses else [(parses[0][0], *best)] + [p for p in parses[1:]
-                                                                                   if (p[1], p[2]) != best]
+        parses = distinct_parses(finals or [(0.0, best)], temperature)  # never empty
+        if (parses[0][1], parses[0][2]) != best:  # a repaired tree (never expected) takes the beam's first place
+            parses = [(parses[0][0], *best)] + [p for p in parses[1:] if (p[1], p[2]) != best]
         docs[k].user_data[PARSES_KEY].append(
             (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
         probs = calibrated(arc_probabilities(parses, *best), calibration)
