@@ -54,7 +54,9 @@ class Beam:
         self.total = np.zeros(st.B)  # each row's total score
         self.trees: List[Optional[Tree]] = [None] * st.B
         self.keep_all = keep_all
-        self.kbest: List[List[Tuple[float, Tree]]] = [[] for _ in range(st.B)]
+        self.kbest: List[List[Tuple[float, Tree, List[float]]]] = [[] for _ in range(st.B)]
+        # with keep_all, per row and word: the log-probability of the move that gave the word its head
+        self.arc_logp = np.zeros((st.B, st.T)) if keep_all else None
         self.recorded = np.zeros(st.B, dtype=bool)  # sentences whose beam is all final, tree taken
 
     @property
@@ -67,10 +69,18 @@ class Beam:
         sentence (its live states' actions, and its finished states as they
         are), the batch re-formed from them, their actions applied, and the
         trees of the beams now all final taken."""
+        before = self.total
         r, a = self._step(score)
         self.st = self.st.select(r)
         self.offsets = self.offsets[r]
-        self.system.apply(self.st, a)
+        if self.arc_logp is None:
+            self.system.apply(self.st, a)
+        else:  # the new arcs get their move's log-probability
+            self.arc_logp = self.arc_logp[r]
+            headless = self.st.heads < 0
+            self.system.apply(self.st, a)
+            rows, words = np.nonzero(headless & (self.st.heads >= 0))
+            self.arc_logp[rows, words] = (self.total - before[r])[rows]
         self._record()
 
     def _step(self, score: Callable) -> Tuple[np.ndarray, np.ndarray]:
@@ -110,7 +120,8 @@ class Beam:
             end = np.r_[first[1:], len(sent)]
             rows = np.concatenate([np.arange(r, end[first == r][0]) for r in new])
             for r, tree in zip(rows, self.system.output_trees(self.st, rows)):
-                self.kbest[sent[r]].append((float(self.total[r]), tree))
+                n = len(tree[0])
+                self.kbest[sent[r]].append((float(self.total[r]), tree, self.arc_logp[r, 1:n + 1].tolist()))
         self.recorded[sent[new]] = True
 
 

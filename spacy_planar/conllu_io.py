@@ -37,6 +37,9 @@ USER_DATA_KEY = "conllu"
 # arc probabilities (one per token) in ``Doc.user_data`` (``component/extensions.py`` reads them)
 PARSES_KEY = "spacy_planar_parses"
 HEAD_PROBS_KEY = "spacy_planar_head_probs"
+# and per token the log-probability of the move that gave it its head in the best derivation
+# (what ``spacy-planar calibrate`` fits on, with the parses)
+MOVE_LOGP_KEY = "spacy_planar_move_logp"
 _ID_WORD = re.compile(r"^[1-9][0-9]*$")
 _ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
 _ID_EMPTY = re.compile(r"^(0|[1-9][0-9]*)\.([1-9][0-9]*)$")

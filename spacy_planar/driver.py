@@ -202,7 +202,8 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
     """Parse with beam search (``beam.Beam``: ``beam_width`` states per
     sentence, ``density``, ``merge``; with ``beam_width`` 1 this is
     ``greedy_parse``). ``finals``: a list that gets, per sentence, every
-    final state of its beam as (total log-probability, tree), best first."""
+    final state of its beam as (total log-probability, tree, per word the
+    log-probability of the move that gave it its head), best first."""
     st = init_states(system, lengths, finish, tags)
     beam = Beam(system, st, offsets, beam_width, density, merge, keep_all=finals is not None)
     while not beam.done:
@@ -214,7 +215,7 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
         for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish,
                                               tags=lost_tags)):
             beam.trees[k] = tree
-            beam.kbest[k] = [(0.0, tree)]
+            beam.kbest[k] = [(0.0, tree, [0.0] * len(tree[0]))]
     if finals is not None:
         finals.extend(beam.kbest)
     return beam.trees

@@ -6,7 +6,9 @@ words and those of the other plane(s) below them, as the 2-planar parser
 builds them on its two stacks (Gómez-Rodríguez & Nivre 2010, section 3:
 planes from ``trees.plane_assignment``), and marks the non-projective arcs
 (``trees.nonprojective_arcs``) in another colour. Arcs from the root are a
-short arrow into the root word.
+short arrow into the root word. Where the words have arc probabilities
+(``Token._.head_prob``, or ``HeadProb`` in CoNLL-U), each arc is shaded by its
+own: the doubtful arcs pale, the sure ones dark.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import re
 from html import escape
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .conllu_io import HEAD_PROBS_KEY
 from .doc_trees import ud_tree
 from .trees import nonprojective_arcs, plane_assignment
 
@@ -24,11 +27,15 @@ NONPROJECTIVE_COLOUR = "#c0392b"
 
 
 def render_tree(words: Sequence[str], heads: Sequence[int], labels: Sequence[str],
-                tags: Optional[Sequence[str]] = None, title: str = "") -> str:
+                tags: Optional[Sequence[str]] = None, title: str = "",
+                probs: Optional[Sequence[Optional[float]]] = None) -> str:
     """One tree as a standalone SVG: ``heads`` 1-based, 0 for a root. Each arc
     is a ``<g class="planar-arc">`` with ``data-plane`` (0: above the words,
     1 or more: below), ``data-head``, ``data-dep`` and, for non-projective
-    arcs, the class ``nonprojective``."""
+    arcs, the class ``nonprojective``. ``probs``: each word's arc
+    probability (``Token._.head_prob``, ``HeadProb``), which shades its arc
+    (the less probable, the paler), follows its label and is its
+    ``data-prob``."""
     n = len(words)
     _, planes = plane_assignment(heads)
     nonproj = nonprojective_arcs(heads)
@@ -53,18 +60,22 @@ def render_tree(words: Sequence[str], heads: Sequence[int], labels: Sequence[str
                        f'font-size="12" fill="#777">{escape(tags[i])}</text>')
     for d, h in enumerate(heads, 1):
         out.append(_arc(x, base, d, h, labels[d - 1], int(planes[d - 1]), bool(nonproj[d - 1]),
-                        below_words=30 if tags else 15))
+                        below_words=30 if tags else 15, prob=probs[d - 1] if probs else None))
     out.append("</svg>")
     return "\n".join(out)
 
 
 def _arc(x: List[int], base: int, d: int, h: int, label: str, plane: int, nonprojective: bool,
-         below_words: int) -> str:
+         below_words: int, prob: Optional[float] = None) -> str:
     """One arc h -> d: above the words on plane 0, below them otherwise; the
-    arrowhead at the dependent."""
+    arrowhead at the dependent; with ``prob``, shaded by it (opacity from
+    0.15 at 0 to 1 at 1) and labelled with it."""
     colour = NONPROJECTIVE_COLOUR if nonprojective else "#333333"
     cls = "planar-arc" + (" nonprojective" if nonprojective else "")
     attrs = f'class="{cls}" data-head="{h}" data-dep="{d}" data-plane="{max(plane, 0)}"'
+    if prob is not None:
+        attrs += f' data-prob="{prob:.3f}" opacity="{0.15 + 0.85 * min(max(prob, 0.0), 1.0):.2f}"'
+        label = f"{label} {prob:.2f}"
     xd = x[d - 1]
     if h == 0:  # the root: a short arrow from above into the word
         y0, y1 = base - 60, base - 18
@@ -118,13 +129,17 @@ def stacked_svg(svgs: Sequence[str], gap: int = 20) -> str:
 
 
 def sentence_svgs(doc) -> List[str]:
-    """One SVG per sentence of a parsed Doc."""
+    """One SVG per sentence of a parsed Doc, its arcs shaded by their
+    probabilities where the Doc has them (``HEAD_PROBS_KEY``: a parser with
+    ``n_best``, or ``HeadProb`` read from CoNLL-U)."""
     svgs = []
+    probs = doc.user_data.get(HEAD_PROBS_KEY)
     for sent in doc.sents:
         heads, labels = ud_tree(doc, sent.start, sent.end)
         words = [t.text for t in sent]
         tags = [t.pos_ for t in sent] if any(t.pos_ for t in sent) else None
-        svgs.append(render_tree(words, heads, labels, tags, title=sent.text))
+        shades = probs[sent.start:sent.end] if probs and any(p is not None for p in probs[sent.start:sent.end]) else None
+        svgs.append(render_tree(words, heads, labels, tags, title=sent.text, probs=shades))
     return svgs
 
 

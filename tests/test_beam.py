@@ -87,6 +87,46 @@ def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
     assert beam_parse(system, score, lengths, offsets, 1, merge=False, finish=finish) == greedy
 
 
+def greedy_moves(system, score, n, offset, finish):
+    """A reference loop: one sentence parsed greedily, the total log-probability
+    of its moves and, per word, that of the move that gave it its head (0.0
+    where none did)."""
+    state = system.init_states([n], finish=finish)
+    total, move_logp = 0.0, np.zeros(n + 1)
+    while not system.is_final(state)[0]:
+        valid = system.valid_actions(state)
+        rules = system.ud_label_rules(state)
+        if rules is not None:
+            valid &= rules
+        scores = np.asarray(score(*system.model_inputs(state, np.array([offset], dtype=INT))))
+        logp = log_softmax(scores[:, :valid.shape[1]], valid)[0]
+        a = int(np.argmax(np.where(valid[0], logp, -np.inf)))
+        headless = state.heads[0, :n + 1] < 0
+        system.apply(state, np.array([a]))
+        move_logp[headless & (state.heads[0, :n + 1] >= 0)] = logp[a]
+        total += logp[a]
+    return total, move_logp[1:].tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(sorted(SYSTEMS)), st.booleans())
+def test_the_beam_records_each_arcs_move(lengths, seed, name, finish):
+    """Kept final states carry, per word, the log-probability of the move
+    that attached it (what ``kbest.arc_confidence`` reads): with width 1,
+    the reference greedy loop's."""
+    system = make_system(name, LABELS)
+    score = feature_scorer(system, sum(lengths), seed)
+    offsets = offsets_of(lengths)
+    finals = []
+    trees = beam_parse(system, score, lengths, offsets, 1, finish=finish, finals=finals)
+    for n, offset, tree, kept in zip(lengths, offsets, trees, finals):
+        (total, final_tree, move_logp), = kept
+        ref_total, ref_moves = greedy_moves(system, score, n, int(offset), finish)
+        assert final_tree == tree and total == pytest.approx(ref_total)
+        assert move_logp == pytest.approx(ref_moves, abs=1e-9)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1),
        st.sampled_from(sorted(SYSTEMS)), st.integers(2, 8), st.sampled_from([0.0, 0.01]))

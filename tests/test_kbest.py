@@ -16,7 +16,7 @@ from conftest import sample, small_parser, treebank
 from spacy_planar.cli import app
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.errors import UserError
-from spacy_planar.kbest import (arc_probabilities, at_temperature, calibration, distinct_parses, fit_calibration,
+from spacy_planar.kbest import (arc_confidence, arc_probabilities, at_temperature, calibration, distinct_parses, fit_calibration,
                                 isotonic, reliability_svg)
 from spacy_planar.official import validate
 from spacy_planar.trees import tree_error
@@ -101,6 +101,19 @@ def test_distinct_parses_keep_each_trees_best_derivation():
     assert arc_probabilities(parses, *a).tolist() == pytest.approx([parses[0][0], parses[0][0]])
 
 
+def test_arc_confidence_ranks_the_arcs_the_beam_agrees_on():
+    """Where every parse of the beam agrees (marginal 1), the move that made
+    the arc tells the arcs apart; the sentence's moves scale them all."""
+    a, b = ([2, 0, 2], ["x", "root", "y"]), ([2, 0, 1], ["x", "root", "y"])
+    parses = [(0.75, *a), (0.25, *b)]
+    logp = np.log([0.9, 1.0, 0.6])
+    conf = arc_confidence(parses, *a, logp)
+    g = np.exp(logp.mean())
+    assert conf.tolist() == pytest.approx([0.9 * np.sqrt(g), np.sqrt(g), 0.75 * 0.6 * np.sqrt(g)])
+    assert conf[1] > conf[0]  # both unanimous: the surer move first
+    assert arc_confidence(parses, *a, [0.0, 0.0, 0.0]).tolist() == pytest.approx([1.0, 1.0, 0.75])
+
+
 def test_isotonic_calibration_and_its_error():
     rng = np.random.default_rng(0)
     x = np.r_[rng.random(5000), np.ones(5000)]  # a beam's marginals: many at 1
@@ -118,7 +131,8 @@ def test_fit_calibration_prefers_what_matches():
     gold = ([2, 0, 2], ["a", "root", "b"])
     wrong = ([3, 3, 0], ["a", "b", "root"])
     # the beam puts 0.9 on a tree that is right 3 times in 4
-    data = [([(0.9, *(gold if i % 4 else wrong)), (0.1, *(wrong if i % 4 else gold))], *gold) for i in range(40)]
+    data = [([(0.9, *(gold if i % 4 else wrong)), (0.1, *(wrong if i % 4 else gold))], [0.0, 0.0, 0.0], *gold)
+            for i in range(40)]
     fitted = fit_calibration(data)
     assert fitted["ece"] < 0.05 < fitted["ece_raw"]
 
@@ -150,3 +164,34 @@ def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
     probs = np.array([t._.head_prob for d in docs for t in d])
     # inside the map's range, as stored (Token._.head_prob keeps 4 decimals)
     assert probs.min() >= round(min(cal["y"]), 4) and probs.max() <= round(max(cal["y"]), 4)
+    res_rank = res["calibration"]
+    assert 0 <= res_rank["Brier"] <= 1 and 0 <= res_rank["AUROC"] <= 1 and 0 <= res_rank["errors_in_least_20pc"] <= 1
+
+    # render shades each arc by the HeadProb the file gives it
+    r = CliRunner().invoke(app, ["render", str(out), str(tmp_path / "first.svg"), "--sentence", "1"])
+    assert r.exit_code == 0, r.output
+    first = next(read_conllu(out))
+    written = [float(re.search(r"HeadProb=([0-9.]+)", m).group(1)) for m in first.misc]
+    arcs = [g for g in ET.parse(tmp_path / "first.svg").getroot().iter("{http://www.w3.org/2000/svg}g")
+            if "planar-arc" in g.get("class", "")]
+    drawn = {int(g.get("data-dep")): (float(g.get("data-prob")), float(g.get("opacity"))) for g in arcs}
+    assert [drawn[d][0] for d in range(1, len(first) + 1)] == pytest.approx(written, abs=1e-3)
+    shades = sorted(drawn.values())
+    assert all(a[1] <= b[1] for a, b in zip(shades, shades[1:]))  # the less probable, the paler
+
+
+def test_compare_reports_the_kbest_oracle_and_render_shades_a_parse(model, tmp_path):
+    """``compare --kbest`` reports the oracle and the arc probabilities'
+    calibration and ranking beside the LAS (test_pipeline checks the ranking
+    of a better trained parser); ``render --confidence`` shades a parse."""
+    dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 120)
+    r = CliRunner().invoke(app, ["compare", str(dev), f"ours={model}", "-r", "1", "--kbest", "4", "--anchor", "ours"])
+    assert r.exit_code == 0, r.output
+    row = re.search(r"^\| ours \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+)% \|$",
+                    r.output, re.M)
+    assert row, r.output
+    las, oracle, ece, brier, auroc, found = map(float, row.groups())
+    assert oracle > las and 0 <= ece <= 1 and 0 <= brier <= 1 and 0 <= auroc <= 1 and 0 <= found <= 100
+    r = CliRunner().invoke(app, ["render", str(model), str(tmp_path / "t.svg"), "--text", "jah qaþ du im", "--confidence"])
+    assert r.exit_code == 0, r.output
+    assert len(re.findall(r'data-prob="[0-9.]+"', (tmp_path / "t.svg").read_text(encoding="utf-8"))) == 4

@@ -115,6 +115,34 @@ def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     assert held["LAS"] > (25.0 if system == "top-down" else 30.0)
 
 
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
+    """With a beam, ``Token._.head_prob`` (uncalibrated: the confidence of
+    ``kbest.arc_confidence``) puts the right arcs of held-out sentences above
+    the wrong ones, and better than the beam marginal alone, which gives the
+    arcs its trees agree on one value."""
+    from spacy_planar.kbest import arc_probabilities, ranking
+
+    _, held_out = gothic
+    parser = trained[system].get_pipe("planar_parser")
+    kept = {key: parser.cfg[key] for key in ("beam_width", "n_best")}
+    parser.cfg.update(beam_width=8, n_best=8)
+    try:
+        parsed = list(trained[system].pipe(words_only(trained[system], d) for d in held_out))
+    finally:
+        parser.cfg.update(kept)
+    conf, marginal, right = [], [], []
+    for gold, doc in zip(held_out, parsed):
+        heads, labels = tree_of(doc)
+        (alts,) = doc._.parses
+        conf += [t._.head_prob for t in doc]
+        marginal += arc_probabilities([(p["prob"], p["heads"], p["labels"]) for p in alts],
+                                      alts[0]["heads"], alts[0]["labels"]).tolist()
+        right += [a == b for a, b in zip(zip(heads, labels), zip(*tree_of(gold)))]
+    ours, beam_only = ranking(conf, right)["AUROC"], ranking(marginal, right)["AUROC"]
+    assert ours > max(0.7, beam_only + 0.03), (ours, beam_only)
+
+
 @pytest.mark.parametrize("option", ["exploration", "exploration_nonprojective"])
 def test_exploration_is_a_probability(option):
     nlp = spacy.blank("xx")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ..conllu_io import read_conllu
+from ..conllu_io import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
@@ -22,8 +22,9 @@ def calibrate(
     """Fit the arc probabilities (``Token._.head_prob``, ``parse
     --confidence``) of every planar_parser of a pipeline on dev: its words
     are parsed with a beam of ``--beam``, and the temperature and the
-    isotonic map that make the beam marginals of the best trees' arcs match
-    how often those arcs are right (``kbest.fit_calibration``) are stored in
+    isotonic map that make the confidences of the best trees' arcs (beam
+    marginal and move probabilities, ``kbest.arc_confidence``) match how
+    often those arcs are right (``kbest.fit_calibration``) are stored in
     the parser's settings; the pipeline is written to OUTPUT as it was
     otherwise. Reports the expected calibration error on dev before and
     after."""
@@ -47,8 +48,10 @@ def calibrate(
     docs = list(nlp.pipe(Doc(nlp.vocab, words=s.forms) for s in sents))
     fitted = {}
     for name in ours:
-        data = [([(p["prob"], p["heads"], p["labels"]) for p in doc._.parses[0]], s.heads, s.deprels)
-                for doc, s in zip(docs, sents) if doc._.parses]
+        data = [([(p["prob"], p["heads"], p["labels"]) for p in alts], doc.user_data[MOVE_LOGP_KEY][start:end],
+                 s.heads, s.deprels)
+                for doc, s in zip(docs, sents) if doc._.parses
+                for start, end, alts in doc.user_data[PARSES_KEY][:1]]
         fitted[name] = fit_calibration(data)
         fitted[name].update({"fitted_on": str(dev), "beam_width": beam})
         msg.info(f"{name}: temperature {fitted[name]['temperature']}, ECE on {dev} {fitted[name]['ece_raw']:.3f} "

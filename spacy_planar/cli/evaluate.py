@@ -69,8 +69,9 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
     probabilities: the k-best oracle LAS (for each k up to the most the
     file holds: the best of the first k parses of each sentence, universal
     labels as the official LAS) and the calibration of ``HeadProb`` (ECE,
-    10 bins; ``diagram``: the reliability diagram as SVG)."""
-    from ..kbest import calibration, oracle_choice, reliability_svg
+    10 bins; ``diagram``: the reliability diagram as SVG) and how it ranks
+    the arcs (``kbest.ranking``)."""
+    from ..kbest import calibration, oracle_choice, ranking, reliability_svg
 
     out: Dict = {}
     gold_sents = list(read_conllu(gold))
@@ -100,7 +101,8 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
         cal = calibration(probs, correct)
         out["calibration"] = {"ECE": cal.ece, "arcs": cal.n, "counts": cal.counts.tolist(),
                               "confidence": [None if c != c else c for c in cal.confidence.tolist()],
-                              "accuracy": [None if a != a else a for a in cal.accuracy.tolist()]}
+                              "accuracy": [None if a != a else a for a in cal.accuracy.tolist()],
+                              **ranking(probs, correct)}
         if diagram is not None:
             from ..conllu_io import atomic_output
 
@@ -155,6 +157,8 @@ def evaluate(
         res[f"{k}-best oracle LAS"] = v
     if "calibration" in extra:
         res["arc probabilities: ECE"] = extra["calibration"]["ECE"]
+        for key in ("Brier", "AUROC", "errors_in_least_20pc"):
+            res[f"arc probabilities: {key.replace('_', ' ').replace('pc', '%')}"] = extra["calibration"][key]
     if as_json:
         print(json.dumps({"official": official, "LAS_whole_labels": res["LAS whole labels"], **ours,
                           "by_length": scores.by_length(), "long_arcs": scores.long_arcs(), **extra}, indent=2))

@@ -1,21 +1,31 @@
 """``render``: a tree drawn with its planes (``spacy_planar.render``)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from ..conllu_io import atomic_output, read_conllu, sentences_to_doc
+from ..conllu_io import HEAD_PROBS_KEY, atomic_output, read_conllu, sentences_to_doc
 from ..errors import Errors, UserError
 from ..render import html_page, sentence_svgs, stacked_svg
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 from .parse import is_conllu
 
 
-def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> List:
-    """The Docs to draw: the sentences of a CoNLL-U file (or its ``sentence``-th),
-    or ``text`` parsed by a pipeline."""
+def head_probs(misc: List[str]) -> Optional[List[Optional[float]]]:
+    """The ``HeadProb`` of each word of a sentence (``parse --confidence``),
+    None where it has none; None where no word has one."""
+    found = [re.search(r"(?:^|\|)HeadProb=([0-9.]+)(?:\||$)", m) for m in misc]
+    return [float(f.group(1)) if f else None for f in found] if any(found) else None
+
+
+def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confidence: bool = False) -> List:
+    """The Docs to draw: the sentences of a CoNLL-U file (or its ``sentence``-th;
+    with the ``HeadProb`` of ``parse --confidence`` where it has them), or
+    ``text`` parsed by a pipeline (``confidence``: with a beam of 8, which
+    gives each arc its probability)."""
     import spacy
 
     if Path(source).is_file() and is_conllu(Path(source)):
@@ -27,10 +37,18 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int]) -> Li
             if not 1 <= sentence <= len(sents):
                 raise UserError(Errors.E084.format(source=source, sentence=sentence, n=len(sents)))
             sents = [sents[sentence - 1]]
-        return [sentences_to_doc(vocab, [s]) for s in sents]
+        docs = []
+        for s in sents:
+            doc = sentences_to_doc(vocab, [s])
+            probs = head_probs(s.misc)
+            if probs is not None:
+                doc.user_data[HEAD_PROBS_KEY] = probs
+            docs.append(doc)
+        return docs
     if text is None:
         raise UserError(Errors.E085.format(source=source))
-    return [spacy.load(source)(text)]
+    nlp = load_pipeline(Path(source), {"beam_width": 8, "n_best": 2}) if confidence else spacy.load(source)
+    return [nlp(text)]
 
 
 @app.command("render")
@@ -39,17 +57,22 @@ def render_cmd(
     output_path: Path = typer.Argument(..., help="An .svg or .html file"),
     text: Optional[str] = typer.Option(None, "--text", "-t", help="With a pipeline: the text to parse and draw"),
     sentence: Optional[int] = typer.Option(None, "--sentence", "-n", help="CoNLL-U: draw only the n-th sentence"),
+    confidence: bool = typer.Option(False, "--confidence", help="With a pipeline: parse with a beam of 8 and shade "
+                                    "each arc by its probability (a CoNLL-U file's HeadProb shades them anyway)"),
 ) -> None:
     """Draw trees with the second plane below the words and non-projective arcs marked.
 
     The links of the first plane are drawn above the words, as displaCy
     draws arcs, and those of the second below them: the two stacks of the
     2-planar parser. An .svg or an .html page holds every sentence, one
-    above the other (``--sentence``: that one only)."""
+    above the other (``--sentence``: that one only). Arcs with a probability
+    (``HeadProb`` in the file, or ``--confidence`` with a pipeline) are
+    shaded by it, pale where the parser doubts, and carry it after their
+    label."""
     if output_path.suffix not in (".svg", ".html"):
         fail(Errors.E083.format(path=output_path))
     try:
-        docs = parsed_docs(source, text, sentence)
+        docs = parsed_docs(source, text, sentence, confidence)
         pictures = [svg for doc in docs for svg in sentence_svgs(doc)]
         with atomic_output(output_path) as f:
             f.write(html_page(pictures) if output_path.suffix == ".html" else stacked_svg(pictures) + "\n")

@@ -12,7 +12,7 @@ import typer
 from ..component.pipe import PlanarParser
 from ..conllu_io import atomic_output, read_conllu
 from ..doc_trees import ud_tree
-from ..errors import Errors
+from ..errors import Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
 from ..transforms import apply_transforms, check_transforms
 from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, setting_options
@@ -72,12 +72,55 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
     res["by_length"] = scores.by_length()
     res["long_arcs"] = scores.long_arcs()
     res["per_sentence"] = scores.per_sentence
+    if beam and beam.get("n_best", 1) > 1:
+        res["kbest"] = kbest_scores(sents, parsed, beam["n_best"])
     res["words_per_s"] = sum(len(s) for s in sents) / best
     # sentences whose output the component had to repair (extra roots attached after decoding), per parse
     res["repaired"] = sum(sum(p.repaired.values()) for p in parsers) / max(repeats, 1)
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
     return res
+
+
+def kbest_scores(sents: Sequence, docs: Sequence, k: int) -> Dict:
+    """What ``compare --kbest`` adds for one run: the k-best oracle LAS
+    (whole labels, as the LAS column; the best of each sentence's first
+    ``k`` parses) and the arc probabilities' calibration and ranking
+    (``Token._.head_prob`` against whether head and label are right)."""
+    from ..kbest import calibration, oracle_choice, ranking
+
+    right, words, probs, correct = 0, 0, [], []
+    for s, doc in zip(sents, docs):
+        heads, labels = ud_tree(doc)
+        units = doc._.parses or []
+        parses = [(p["prob"], p["heads"], p["labels"]) for p in units[0]] if len(units) == 1 else []
+        right += oracle_choice(parses or [(1.0, heads, labels)], s.heads, s.deprels, k)
+        words += len(s)
+        for token, gh, gl, h, l in zip(doc, s.heads, s.deprels, heads, labels):
+            if token._.head_prob is not None:
+                probs.append(token._.head_prob)
+                correct.append(gh == h and gl == l)
+    return {"oracle_LAS": 100 * right / max(words, 1), "k": k, "ECE": calibration(probs, correct).ece,
+            **ranking(probs, correct)}
+
+
+def kbest_table(runs: Dict[str, List[Dict]]) -> str:
+    """The k-best oracle LAS and the arc probabilities' ECE, Brier score,
+    AUROC and the share of the errors among the least probable fifth of the
+    arcs, one row per NAME that kept k-best parses (the mean of its runs)."""
+    kept = {name: rs for name, rs in runs.items() if "kbest" in rs[0]}
+    k = next(iter(kept.values()))[0]["kbest"]["k"]
+    lines = [f"The {k}-best oracle LAS (the best of each sentence's {k} most probable parses) and the arc "
+             "probabilities (`Token._.head_prob`; calibrated by `spacy-planar calibrate` where the pipeline was): "
+             "ECE (10 bins), Brier score, AUROC, the share of the wrong arcs among the 20% least probable arcs:", "",
+             f"| system | LAS | {k}-best oracle LAS | ECE | Brier | AUROC | errors in the least probable 20% |",
+             "|---|---|---|---|---|---|---|"]
+    mean = lambda rs, key: statistics.mean(x["kbest"][key] for x in rs)  # noqa: E731
+    for name, rs in kept.items():
+        lines.append(f"| {name} | {statistics.mean(x['LAS'] for x in rs):.2f} | {mean(rs, 'oracle_LAS'):.2f} | "
+                     f"{mean(rs, 'ECE'):.3f} | {mean(rs, 'Brier'):.3f} | {mean(rs, 'AUROC'):.3f} | "
+                     f"{100 * mean(rs, 'errors_in_least_20pc'):.1f}% |")
+    return "\n".join(lines)
 
 
 def length_table(runs: Dict[str, List[Dict]]) -> str:
@@ -144,6 +187,27 @@ def significance(runs: Dict[str, List[Dict]], anchor: str) -> Dict[str, Dict[str
     return out
 
 
+def kbest_options(models: Sequence[str], beams_of: Dict[str, Dict], k: int) -> Dict[str, Dict]:
+    """``beams_of`` with ``n_best`` K for each NAME whose pipelines have a
+    planar_parser (a beam of 8, or K if wider, where none is given; E109
+    where the given one is narrower than K)."""
+    from spacy.util import load_config
+
+    out = {name: dict(settings) for name, settings in beams_of.items()}
+    for item in models:
+        name, _, path = item.partition("=")
+        config = Path(path) / "config.cfg"
+        if not config.exists() or not any(c.get("factory") == "planar_parser"
+                                          for c in load_config(config)["components"].values()):
+            continue
+        settings = out.setdefault(name, {})
+        settings.setdefault("beam_width", max(8, k))
+        if settings["beam_width"] < k:
+            raise UserError(Errors.E109.format(kbest=k, beam=settings["beam_width"]))
+        settings["n_best"] = k
+    return out
+
+
 @app.command()
 def compare(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U (the test split)"),
@@ -162,6 +226,9 @@ def compare(
     labels: str = typer.Option("", "--labels", help="Comma-separated gold labels: a table of LAS over each"),
     touched: List[str] = typer.Option([], "--touched", help="A tree transform: LAS over the gold words whose arcs "
                                       "it changes (repeat for several)"),
+    kbest: int = typer.Option(1, "--kbest", "-k", help="Keep each sentence's K best parses (a beam of at least K, "
+                              "8 where --beam gives none): a table of the K-best oracle LAS and of the arc "
+                              "probabilities' calibration"),
 ) -> None:
     """Compare trained pipelines on one treebank: a markdown table.
 
@@ -177,8 +244,11 @@ def compare(
     a third, UAS over the long arcs (7+) of the most frequent kinds (gold label
     and side of the head). ``--labels conj,cc``: LAS over the gold arcs of
     each label; ``--touched T``: UAS / LAS over the gold words whose arcs the
-    tree transform T changes (Nilsson 2007, Experiment II). (Over 60
-    lines: a typer command, its options in its signature.)"""
+    tree transform T changes (Nilsson 2007, Experiment II). ``--kbest K``:
+    the pipelines with a planar_parser keep their K best parses, and a table
+    gives the K-best oracle LAS and how calibrated and how well ranked the
+    arc probabilities are. (Over 60 lines: a typer command, its options in
+    its signature.)"""
     runs: Dict[str, List[Dict]] = {}
     try:
         check_transforms(touched)
@@ -188,6 +258,8 @@ def compare(
         beams_of = beam_options(beams)
         for name, settings in setting_options(sets).items():
             beams_of[name] = {**beams_of.get(name, {}), **settings}
+        if kbest > 1:
+            beams_of = kbest_options(models, beams_of, kbest)
     except USER_ERRORS as e:
         fail(str(e))
     for item in models:
@@ -228,6 +300,8 @@ def compare(
         lines += ["", length_table(runs), "", long_arc_table(runs)]
     if labels or touched:
         lines += ["", group_table(runs, [x for x in labels.split(",") if x], touched)]
+    if any("kbest" in rs[0] for rs in runs.values()):
+        lines += ["", kbest_table(runs)]
     table = "\n".join(lines) + "\n"
     if output is not None:
         with atomic_output(output) as f:

@@ -11,9 +11,9 @@ import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
-from ..conllu_io import HEAD_PROBS_KEY, PARSES_KEY
+from ..conllu_io import HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
 from ..driver import batches, beam_parse, greedy_parse
-from ..kbest import arc_probabilities, calibrated, distinct_parses
+from ..kbest import arc_confidence, calibrated, distinct_parses
 from ..errors import Errors, unexpected
 from ..model.parser_model import one_blas_thread
 from ..pseudoproj import undecorate
@@ -58,7 +58,8 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
             tree, alts = next(trees) if len(w) else (([], []), None)
             spaced_tree = lambda t: with_whitespace(t, w, e - s, cfg["extra_root_label"], cfg["root_label"])  # noqa
             out[k].append(((s, e), spaced_tree(tree),
-                           None if alts is None else [(total, spaced_tree(t)) for total, t in alts]))
+                           None if alts is None else [(total, spaced_tree(t), spaced_scores(local, w, e - s))
+                                                      for total, t, local in alts]))
     return out
 
 
@@ -121,6 +122,15 @@ def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_labe
     return out_heads, out_labels
 
 
+def spaced_scores(local: List[float], words: np.ndarray, n: int) -> List[float]:
+    """Per token of a unit of ``n`` tokens the words' move log-probabilities
+    (``words``: their positions), 0.0 for the whitespace tokens, which
+    ``with_whitespace`` attaches by rule."""
+    out = np.zeros(n)
+    out[np.asarray(words, dtype=INT)] = local
+    return out.tolist()
+
+
 def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, name: str,
                  repaired: Counter) -> Tuple[np.ndarray, List[str], List[int], List[Optional[List]]]:
     """The units' trees in UD terms, concatenated: (heads, labels, lengths),
@@ -173,22 +183,23 @@ def ud_alternatives(finals: List, transforms: List[str], cfg: Dict) -> List:
     brings back the best: through the transforms, labels undecorated; only
     trees (with one root under ``single_root``)."""
     out = []
-    for total, (heads, labels) in finals:
+    for total, (heads, labels), local in finals:
         if transforms:
             heads, labels = restore(transforms, heads, labels)
         if not are_trees(np.asarray(heads, dtype=np.int64), [len(heads)])[0]:
             continue
         if cfg["single_root"] and sum(1 for h in heads if h == 0) != 1:
             continue
-        out.append((total, (list(heads), [undecorate(label) for label in labels])))
+        out.append((total, (list(heads), [undecorate(label) for label in labels]), local))
     return out
 
 
 def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labels: List[str], lengths: List[int],
                alternatives: List[Optional[List]], n_best: int, calibration: Dict) -> None:
-    """Each unit's ``n_best`` most probable distinct parses and each word's
-    arc probability (``kbest.py``, at the ``calibration``'s temperature and
-    through its map) into its Doc's ``user_data`` (``extensions.py``), in
+    """Each unit's ``n_best`` most probable distinct parses, each word's arc
+    probability (``kbest.py``: its confidence at the ``calibration``'s
+    temperature, through its map) and the log-probability of the move that
+    gave it its head, into its Doc's ``user_data`` (``extensions.py``), in
     ``output_trees``' order of units."""
     temperature = calibration.get("temperature", 1.0)
     where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]
@@ -196,12 +207,17 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
     for doc in docs:
         doc.user_data[PARSES_KEY] = []
         doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
+        doc.user_data[MOVE_LOGP_KEY] = [None] * len(doc)
     for u, ((k, (s, e)), finals) in enumerate(zip(where, alternatives)):
         best = (heads[bounds[u]:bounds[u + 1]].tolist(), labels[bounds[u]:bounds[u + 1]])
         parses = distinct_parses(finals or [(0.0, best)], temperature)  # never empty
         if (parses[0][1], parses[0][2]) != best:  # a repaired tree (never expected) takes the beam's first place
             parses = [(parses[0][0], *best)] + [p for p in parses[1:] if (p[1], p[2]) != best]
+        # the best derivation's moves (none where the tree was repaired: the marginal alone)
+        move_logp = next((local for _, tree, local in sorted(finals or [], key=lambda f: -f[0])
+                          if (list(tree[0]), list(tree[1])) == best), [0.0] * (e - s))
         docs[k].user_data[PARSES_KEY].append(
             (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
-        probs = calibrated(arc_probabilities(parses, *best), calibration)
+        probs = calibrated(arc_confidence(parses, *best, move_logp), calibration)
         docs[k].user_data[HEAD_PROBS_KEY][s:e] = probs.round(4).tolist()
+        docs[k].user_data[MOVE_LOGP_KEY][s:e] = np.round(move_logp, 4).tolist()
