@@ -61,6 +61,8 @@ class Errors:
     E108 = ("[E108] spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
             "it beside the package")
     E109 = "[E109] --kbest must be at least 1 and --beam at least 2 and at least --kbest, got {kbest} and {beam}"
+    E110 = ("[E110] the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
+            "version maps ('{expected}'): run spacy-planar calibrate on the pipeline again")
     # evaluation
     E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
     E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"

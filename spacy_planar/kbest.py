@@ -34,6 +34,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .errors import Errors, UserError
+
 Parse = Tuple[float, List[int], List[str]]  # (probability, heads, labels)
 
 
@@ -182,11 +184,19 @@ def isotonic(x: np.ndarray, y: np.ndarray, points: int = 64) -> Tuple[List[float
     return [float(v) for v in knots_x], [float(v) for v in values]
 
 
+# what ``arc_confidence`` computes, stored with each fitted map: a map fitted to another confidence is refused
+CONFIDENCE = "marginal x move x sqrt(sentence's moves)"
+
+
 def calibrated(scores: np.ndarray, calibration: Optional[dict]) -> np.ndarray:
     """Arc confidences (``arc_confidence``) through a fitted map
-    (``fit_calibration``); as they are without one."""
+    (``fit_calibration``); as they are without one. A map fitted to another
+    confidence (an earlier version's beam marginal) is a user error (E110)."""
     if not calibration or not calibration.get("x"):
         return np.asarray(scores, dtype=np.float64)
+    found = calibration.get("confidence", "beam marginal")
+    if found != CONFIDENCE:
+        raise UserError(Errors.E110.format(found=found, expected=CONFIDENCE))
     return np.interp(scores, calibration["x"], calibration["y"])
 
 
@@ -201,7 +211,8 @@ def fit_calibration(sentences: Sequence[Held],
     isotonic map fitted to them; the temperature whose mapped probabilities
     have the lowest Brier score. ``sentences``: (every distinct parse of the
     beam at T = 1, the best derivation's move log-probabilities, gold heads,
-    gold labels). Returns {"temperature", "x", "y", "ece_raw" (the
+    gold labels). Returns {"temperature", "x", "y", "confidence"
+    (``CONFIDENCE``), "ece_raw" (the
     confidences at T = 1, unmapped), "ece" (mapped, on these sentences)}."""
     sentences = [s for s in sentences if s[0]]
     if not sentences:
@@ -213,7 +224,7 @@ def fit_calibration(sentences: Sequence[Held],
         mapped = np.interp(x, kx, ky)
         brier = float(np.mean((mapped - y) ** 2))
         if best is None or brier < best["brier"]:
-            best = {"temperature": float(t), "x": kx, "y": ky, "brier": brier,
+            best = {"temperature": float(t), "x": kx, "y": ky, "confidence": CONFIDENCE, "brier": brier,
                     "ece": calibration(mapped, y).ece}
     best["ece_raw"] = calibration(*_scores_and_truth(sentences, 1.0)).ece
     return best

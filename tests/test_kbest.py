@@ -164,6 +164,12 @@ def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
     probs = np.array([t._.head_prob for d in docs for t in d])
     # inside the map's range, as stored (Token._.head_prob keeps 4 decimals)
     assert probs.min() >= round(min(cal["y"]), 4) and probs.max() <= round(max(cal["y"]), 4)
+    # a map fitted to another confidence (an earlier version's beam marginal) is refused, in one line
+    old = spacy.load(tmp_path / "calibrated")
+    old.get_pipe("planar_parser").cfg["calibration"].pop("confidence")
+    old.to_disk(tmp_path / "old")
+    r = CliRunner().invoke(app, ["parse", str(tmp_path / "old"), str(dev), str(tmp_path / "x.conllu"), "--confidence"])
+    assert r.exit_code == 1 and "E110" in r.output and not (tmp_path / "x.conllu").exists(), r.output
     res_rank = res["calibration"]
     assert 0 <= res_rank["Brier"] <= 1 and 0 <= res_rank["AUROC"] <= 1 and 0 <= res_rank["errors_in_least_20pc"] <= 1
 

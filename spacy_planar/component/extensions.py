@@ -8,7 +8,9 @@ it keeps its beam's k best parses (``n_best`` > 1; ``kbest.py``):
   tree on ``Token.head`` / ``Token.dep_``;
 - ``Span._.parses``: the same for one sentence (``doc.sents``);
 - ``Token._.head_prob``: the probability that the word's head and label are
-  right (the beam's marginal, at the temperature fitted on dev).
+  right (``kbest.arc_confidence``: the beam's marginal and the probabilities
+  of the moves that made the arc, calibrated on dev by ``spacy-planar
+  calibrate``).
 
 They live in ``Doc.user_data`` (so a DocBin keeps them) and are None where
 the parser kept no beam."""

@@ -121,9 +121,10 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
     n_best: with a beam (``beam_width`` > 1), keep the k most probable
         distinct trees of each sentence (k = n_best <= beam_width) on
         ``Doc._.parses`` / ``Span._.parses`` and each word's arc probability
-        on ``Token._.head_prob`` (``kbest.py``: the beam's marginals at the
-        temperature ``spacy-planar calibrate`` fits on dev); 1: neither
-        (nothing extra is computed).
+        on ``Token._.head_prob`` (``kbest.py``: the beam's marginal and the
+        probabilities of the moves that made the arc, through the map
+        ``spacy-planar calibrate`` fits on dev); 1: neither (nothing extra
+        is computed).
     tree_transforms: tree transformations of Nilsson (2007) for UD, applied
         in this order to the training trees (before the system's
         pseudo-projective encoding) and inverted on the parser's output
