@@ -68,9 +68,9 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
                 tokens: Optional[Dict] = None) -> None:
     """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
     of similar length, their trees into ``out`` (one list per Doc, each
-    unit's ((start, end), tree, its beam's final states as (total, tree), or
-    None where ``n_best`` is 1)); the
-    scorer's rows of a Doc's tokens begin at ``starts`` (default: the Docs'
+    unit's ((start, end), tree, its beam's final states as (total, tree, the
+    words' move log-probabilities; ``driver.beam_parse``), or None where
+    ``n_best`` is 1)); the scorer's rows of a Doc's tokens begin at ``starts`` (default: the Docs'
     tokens one after another). With ``tokens`` the units are rows of the
     scorer, ``tokens[Doc, start]`` naming their tokens in the Doc."""
     doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
@@ -135,7 +135,7 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
                  repaired: Counter) -> Tuple[np.ndarray, List[str], List[int], List[Optional[List]]]:
     """The units' trees in UD terms, concatenated: (heads, labels, lengths),
     and per unit its beam's final states in UD terms as (total, (heads,
-    labels)) (None where ``n_best`` is 1). Each tree is brought back through
+    labels), move log-probabilities) (None where ``n_best`` is 1). Each tree is brought back through
     the tree transforms (the last first) and checked. With ``single_root``
     every system builds one root per unit by its moves; a unit with more
     (never expected) is counted in ``repaired`` and reported
@@ -179,9 +179,10 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
 
 
 def ud_alternatives(finals: List, transforms: List[str], cfg: Dict) -> List:
-    """A beam's final states (total, tree) in UD terms, as ``output_trees``
-    brings back the best: through the transforms, labels undecorated; only
-    trees (with one root under ``single_root``)."""
+    """A beam's final states (total, tree, move log-probabilities) in UD
+    terms, as ``output_trees`` brings back the best: through the transforms
+    (which move no word, so the log-probabilities stay), labels undecorated;
+    only trees (with one root under ``single_root``)."""
     out = []
     for total, (heads, labels), local in finals:
         if transforms:
