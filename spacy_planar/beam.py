@@ -39,8 +39,10 @@ class Beam:
     step. A finished state stays in its beam as it is, competing with the
     unfinished ones, until the whole beam is final; the sentence's tree is
     then its best state's (``trees``). ``keep_all``: also every final
-    state's tree with its total, best first (``kbest``: the k-best parses
-    and their probabilities)."""
+    state's tree with its total, best first, and per word the
+    log-probability of the move that gave it its head (0.0 for a word no
+    move attached, a root by default) (``kbest``: the k-best parses, their
+    probabilities and the arcs' confidences)."""
 
     def __init__(self, system: TransitionSystem, st: States, offsets: np.ndarray, width: int,
                  density: float = 0.0, merge: bool = False, keep_all: bool = False):
