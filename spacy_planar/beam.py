@@ -75,7 +75,7 @@ class Beam:
         r, a = self._step(score)
         self.st = self.st.select(r)
         self.offsets = self.offsets[r]
-        if self.arc_logp is None:
+        if not self.keep_all:
             self.system.apply(self.st, a)
         else:  # the new arcs get their move's log-probability
             self.arc_logp = self.arc_logp[r]

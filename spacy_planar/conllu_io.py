@@ -571,6 +571,16 @@ def _with_misc(misc: str, name: str, value: str) -> str:
     return "|".join(sorted(items + [f"{name}={value}"], key=str.lower))
 
 
+_PROBABILITY = re.compile(r"[0-9.]+")
+
+
+def head_prob(misc: str) -> Optional[float]:
+    """A word's ``HeadProb`` from its MISC (what ``_with_misc`` writes for
+    ``parse --confidence``); None where it has none."""
+    value = next((item[len("HeadProb="):] for item in misc.split("|") if item.startswith("HeadProb=")), None)
+    return float(value) if value is not None and _PROBABILITY.fullmatch(value) else None
+
+
 _SPACE_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
 
 

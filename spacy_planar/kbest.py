@@ -67,14 +67,19 @@ def _softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum()
 
 
+def same_arcs(heads: Sequence[int], labels: Sequence[str], other_heads: Sequence[int],
+              other_labels: Sequence[str]) -> np.ndarray:
+    """Per word: whether two trees give it the same head and the same label."""
+    return ((np.asarray(heads) == np.asarray(other_heads))
+            & (np.asarray(labels, dtype=object) == np.asarray(other_labels, dtype=object)))
+
+
 def arc_probabilities(parses: Sequence[Parse], heads: Sequence[int], labels: Sequence[str]) -> np.ndarray:
     """Per word: the probability mass of the parses in which it has the head
     and the label it has in (``heads``, ``labels``)."""
-    heads = np.asarray(heads)
-    labels = np.asarray(labels, dtype=object)
     out = np.zeros(len(heads))
     for prob, h, l in parses:
-        out += prob * ((np.asarray(h) == heads) & (np.asarray(l, dtype=object) == labels))
+        out += prob * same_arcs(h, l, heads, labels)
     return np.minimum(out, 1.0)
 
 
@@ -95,9 +100,7 @@ def oracle_choice(parses: Sequence[Parse], gold_heads: Sequence[int], gold_label
                   k: int) -> int:
     """How many words the best of the first ``k`` parses gets right (head and
     label): the k-best oracle's count for one sentence."""
-    g_heads, g_labels = np.asarray(gold_heads), np.asarray(gold_labels, dtype=object)
-    return max((int(((np.asarray(h) == g_heads) & (np.asarray(l, dtype=object) == g_labels)).sum())
-                for _, h, l in parses[:k]), default=0)
+    return max((int(same_arcs(h, l, gold_heads, gold_labels).sum()) for _, h, l in parses[:k]), default=0)
 
 
 @dataclass
@@ -238,8 +241,7 @@ def _scores_and_truth(sentences: Sequence[Held], temperature: float) -> Tuple[np
         scaled = at_temperature(parses, temperature)
         _, heads, labels = scaled[0]
         raw.append(arc_confidence(scaled, heads, labels, move_logp))
-        right.append((np.asarray(heads) == np.asarray(g_heads))
-                     & (np.asarray(labels, dtype=object) == np.asarray(g_labels, dtype=object)))
+        right.append(same_arcs(heads, labels, g_heads, g_labels))
     return np.concatenate(raw), np.concatenate(right).astype(np.float64)
 
 

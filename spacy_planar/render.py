@@ -138,8 +138,9 @@ def sentence_svgs(doc) -> List[str]:
         heads, labels = ud_tree(doc, sent.start, sent.end)
         words = [t.text for t in sent]
         tags = [t.pos_ for t in sent] if any(t.pos_ for t in sent) else None
-        shades = probs[sent.start:sent.end] if probs and any(p is not None for p in probs[sent.start:sent.end]) else None
-        svgs.append(render_tree(words, heads, labels, tags, title=sent.text, probs=shades))
+        shades = probs[sent.start:sent.end] if probs else None
+        svgs.append(render_tree(words, heads, labels, tags, title=sent.text,
+                                probs=shades if shades and any(p is not None for p in shades) else None))
     return svgs
 
 

@@ -93,8 +93,17 @@ def load_pipeline(path: Path, beam: Optional[Dict] = None):
 
     if beam is None:
         return spacy.load(path)
-    components = load_config(Path(path) / "config.cfg")["components"]
-    ours = [name for name, cfg in components.items() if cfg.get("factory") == "planar_parser"]
+    ours = planar_parsers(path)
     if not ours:
+        components = load_config(Path(path) / "config.cfg")["components"]
         raise UserError(Errors.E082.format(model=path, pipes=", ".join(components)))
     return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})
+
+
+def planar_parsers(path: Path) -> List[str]:
+    """The names of a pipeline folder's planar_parser components, read from
+    its config.cfg (the pipeline is not loaded)."""
+    from spacy.util import load_config
+
+    components = load_config(Path(path) / "config.cfg")["components"]
+    return [name for name, cfg in components.items() if cfg.get("factory") == "planar_parser"]

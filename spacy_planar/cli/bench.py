@@ -309,6 +309,41 @@ def repeated_corpus(source: Path, words: int, n_files: int, folder: Path) -> Tup
     return corpus, whole, per_block * copies
 
 
+def corpus_runs(model: str, corpus: Path, whole: Path, tmp: Path, workers: List[int]) -> List[Tuple[str, Callable]]:
+    """What ``bench corpus`` times, each a (name, run) whose run parses and
+    returns the words it parsed, one thread per process: ``parse`` of the
+    ``whole`` file in this process; ``parse-corpus`` of the ``corpus``
+    folder in this process, with a pool of N processes (N > 1) and on a Dask
+    LocalCluster of N workers, for each N of ``workers`` (outputs in
+    ``tmp``, cleared before each run)."""
+    import spacy
+    from threadpoolctl import threadpool_limits
+
+    from ..corpus import ParseOptions, cluster_client, corpus_jobs, parse_corpus, parse_file
+
+    outputs = tmp / "out"
+    jobs = corpus_jobs(corpus, outputs)
+
+    def one_file() -> int:
+        with threadpool_limits(1):
+            return parse_file(spacy.load(model), whole, tmp / "whole.out.conllu", progress=False).words
+
+    def in_corpus(n_process: int = 1, local_workers: int = 0) -> Callable[[], int]:
+        def run() -> int:
+            shutil.rmtree(outputs, ignore_errors=True)
+            with cluster_client(local_workers=local_workers) as client, threadpool_limits(1):
+                return parse_corpus(model, jobs, ParseOptions(), n_process=n_process, client=client,
+                                    progress=False).words
+        return run
+
+    runs = [("parse, one file", one_file), ("parse-corpus, this process", in_corpus())]
+    for n in workers:
+        if n > 1:
+            runs.append((f"parse-corpus --n-process {n}", in_corpus(n_process=n)))
+        runs.append((f"parse-corpus --local-workers {n}", in_corpus(local_workers=n)))
+    return runs
+
+
 @bench_app.command("corpus")
 def bench_corpus(
     model: str = typer.Argument(..., help="A trained pipeline"),
@@ -334,9 +369,6 @@ def bench_corpus(
     import tempfile
 
     import spacy
-    from threadpoolctl import threadpool_limits
-
-    from ..corpus import ParseOptions, cluster_client, corpus_jobs, parse_corpus, parse_file
 
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -344,26 +376,7 @@ def bench_corpus(
         except USER_ERRORS as e:
             fail(str(e))
         msg.info(f"{os.cpu_count()} cores; {source} repeated: {total} words, {n_files} files")
-        outputs = Path(tmp) / "out"
-        jobs = corpus_jobs(corpus, outputs)
-
-        def one_file() -> int:
-            with threadpool_limits(1):
-                return parse_file(spacy.load(model), whole, Path(tmp) / "whole.out.conllu", progress=False).words
-
-        def in_corpus(n_process: int = 1, local_workers: int = 0) -> Callable[[], int]:
-            def run() -> int:
-                shutil.rmtree(outputs, ignore_errors=True)
-                with cluster_client(local_workers=local_workers) as client, threadpool_limits(1):
-                    return parse_corpus(model, jobs, ParseOptions(), n_process=n_process, client=client,
-                                        progress=False).words
-            return run
-
-        timings = [("parse, one file", one_file), ("parse-corpus, this process", in_corpus())]
-        for n in workers:
-            if n > 1:
-                timings.append((f"parse-corpus --n-process {n}", in_corpus(n_process=n)))
-            timings.append((f"parse-corpus --local-workers {n}", in_corpus(local_workers=n)))
+        timings = corpus_runs(model, corpus, whole, Path(tmp), workers)
         seconds: Dict[str, List[float]] = {name: [] for name, _ in timings}
         spacy.load(model)  # the imports, once, outside the timings
         for _ in range(repeats):

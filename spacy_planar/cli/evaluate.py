@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import typer
 
-from ..conllu_io import check_input, read_conllu
+from ..conllu_io import check_input, head_prob, read_conllu
 from ..errors import ConlluError, Errors, UserError
 from ..metrics import LENGTH_BINS, Scores
 from ..official import conll18_scores, validate as official_validate
@@ -93,9 +93,9 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
     probs, correct = [], []
     for g, s in zip(gold_sents, system_sents):
         for gh, gl, sh, sl, misc in zip(g.heads, g.deprels, s.heads, s.deprels, s.misc):  # labels as written
-            found = re.search(r"(?:^|\|)HeadProb=([0-9.]+)", misc)
-            if found:
-                probs.append(float(found.group(1)))
+            found = head_prob(misc)
+            if found is not None:
+                probs.append(found)
                 correct.append(gh == sh and gl == sl)
     if probs:
         cal = calibration(probs, correct)

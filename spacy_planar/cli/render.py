@@ -1,13 +1,12 @@
 """``render``: a tree drawn with its planes (``spacy_planar.render``)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from ..conllu_io import HEAD_PROBS_KEY, atomic_output, read_conllu, sentences_to_doc
+from ..conllu_io import HEAD_PROBS_KEY, atomic_output, head_prob, read_conllu, sentences_to_doc
 from ..errors import Errors, UserError
 from ..render import html_page, sentence_svgs, stacked_svg
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
@@ -17,8 +16,8 @@ from .parse import is_conllu
 def head_probs(misc: List[str]) -> Optional[List[Optional[float]]]:
     """The ``HeadProb`` of each word of a sentence (``parse --confidence``),
     None where it has none; None where no word has one."""
-    found = [re.search(r"(?:^|\|)HeadProb=([0-9.]+)(?:\||$)", m) for m in misc]
-    return [float(f.group(1)) if f else None for f in found] if any(found) else None
+    found = [head_prob(m) for m in misc]
+    return found if any(p is not None for p in found) else None
 
 
 def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confidence: bool = False) -> List:

@@ -15,7 +15,7 @@ from ..doc_trees import ud_tree
 from ..errors import Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
 from ..transforms import apply_transforms, check_transforms
-from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, setting_options
+from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, planar_parsers, setting_options
 from .parse import input_docs
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -191,14 +191,10 @@ def kbest_options(models: Sequence[str], beams_of: Dict[str, Dict], k: int) -> D
     """``beams_of`` with ``n_best`` K for each NAME whose pipelines have a
     planar_parser (a beam of 8, or K if wider, where none is given; E109
     where the given one is narrower than K)."""
-    from spacy.util import load_config
-
     out = {name: dict(settings) for name, settings in beams_of.items()}
     for item in models:
         name, _, path = item.partition("=")
-        config = Path(path) / "config.cfg"
-        if not config.exists() or not any(c.get("factory") == "planar_parser"
-                                          for c in load_config(config)["components"].values()):
+        if not (Path(path) / "config.cfg").exists() or not planar_parsers(Path(path)):
             continue
         settings = out.setdefault(name, {})
         settings.setdefault("beam_width", max(8, k))

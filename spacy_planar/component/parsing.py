@@ -214,9 +214,9 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
         parses = distinct_parses(finals or [(0.0, best)], temperature)  # never empty
         if (parses[0][1], parses[0][2]) != best:  # a repaired tree (never expected) takes the beam's first place
             parses = [(parses[0][0], *best)] + [p for p in parses[1:] if (p[1], p[2]) != best]
-        # the best derivation's moves (none where the tree was repaired: the marginal alone)
-        move_logp = next((local for _, tree, local in sorted(finals or [], key=lambda f: -f[0])
-                          if (list(tree[0]), list(tree[1])) == best), [0.0] * (e - s))
+        # the moves of the best tree's best derivation (none where the tree was repaired: the marginal alone)
+        derivations = [(total, local) for total, tree, local in finals or [] if (list(tree[0]), list(tree[1])) == best]
+        move_logp = max(derivations, default=(0.0, [0.0] * (e - s)), key=lambda f: f[0])[1]
         docs[k].user_data[PARSES_KEY].append(
             (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
         probs = calibrated(arc_confidence(parses, *best, move_logp), calibration)
