@@ -155,6 +155,16 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
         assert sum("predicts no UPOS" in line for line in r.output.splitlines()) == 1
+    # the same with the next best parses and the arc probabilities written
+    r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text), str(tmp_path / "k.conllu"),
+                                 "--kbest", "2", "--confidence"])
+    assert r.exit_code == 0, r.output
+    assert "HeadProb=" in (tmp_path / "k.conllu").read_text(encoding="utf-8")
+    passed, report = validate(tmp_path / "k.conllu", level=2)
+    if config.stem == "ud":
+        assert passed, report
+    else:
+        assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
     # a DocBin in (whatever its name): its words parsed, CoNLL-U out
     r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(small_corpus),
                                  str(tmp_path / "d.conllu")])
