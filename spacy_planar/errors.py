@@ -61,6 +61,10 @@ class Errors:
     E108 = ("[E108] spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
             "it beside the package")
     E109 = "[E109] --kbest must be at least 1 and --beam at least 2 and at least --kbest, got {kbest} and {beam}"
+    E111 = ("[E111] {path}: no vectors in it: give --paths.vectors a directory written by spacy-planar vectors "
+            "(or spacy init vectors)")
+    E112 = "[E112] --{option} must be at least {least}, got {value}"
+    E113 = "[E113] cannot read it as text: {reason}"
     E110 = ("[E110] the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
             "version maps ('{expected}'): run spacy-planar calibrate on the pipeline again")
     # evaluation

@@ -44,8 +44,8 @@ def test_char_cnn_reads_each_word_alone_and_its_characters_in_order():
 
 def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
     """base.cfg's embedding, in every shipped config but spacy_parser_cnn,
-    is CharEmbed.v1 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
-    own, as `spacy init config` writes it) has, and its encoder the BiLSTM
+    is CharEmbed.v2 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
+    own, as `spacy init config` writes it) has, and its static vectors are `${paths.vectors}`; its encoder the BiLSTM
     where spacy_parser_cnn has spaCy's CNN; a model built from it runs."""
     from pathlib import Path
 
@@ -65,7 +65,8 @@ def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
                                           "window_size": 1, "maxout_pieces": 3}  # as `spacy init config` writes it
     for name in ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "ud", "ud_spacy_parser"):
         wrapped = embed(name)
-        assert wrapped["@architectures"] == "spacy-planar.CharEmbed.v1" and wrapped["embed"] == own, name
+        assert wrapped["@architectures"] == "spacy-planar.CharEmbed.v2" and wrapped["embed"] == own, name
+        assert wrapped["static_vectors"] == "${paths.vectors}", name
         assert encode(name)["@architectures"] == "spacy-planar.BiLSTMEncoder.v1", name
     nlp = spacy.blank("xx")
     nlp.add_pipe("planar_parser")  # the factory's own tok2vec: base.cfg's

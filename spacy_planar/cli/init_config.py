@@ -52,9 +52,9 @@ def _read(path: Path) -> Config:
 
 def _without_chars(config: Config) -> None:
     """The tok2vec's embedding without base.cfg's character CNN: the
-    embedding ``spacy-planar.CharEmbed.v1`` wraps (spaCy's own tok2vec)."""
+    embedding ``spacy-planar.CharEmbed.v2`` wraps (spaCy's own tok2vec)."""
     model = config["components"]["tok2vec"]["model"]
-    if model["embed"].get("@architectures") == "spacy-planar.CharEmbed.v1":
+    if model["embed"].get("@architectures") in ("spacy-planar.CharEmbed.v1", "spacy-planar.CharEmbed.v2"):
         model["embed"] = model["embed"]["embed"]
 
 

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import typer
 
 from ..component.pipe import PlanarParser
-from ..conllu_io import atomic_output, read_conllu
+from ..conllu_io import atomic_output, check_input, read_conllu
 from ..doc_trees import ud_tree
 from ..errors import Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
@@ -37,11 +37,37 @@ def train(
     from spacy.cli.train import train as spacy_train
 
     overrides = parse_config_overrides(ctx.args)
+    try:
+        check_vectors(config_path, overrides)
+    except USER_ERRORS as e:
+        fail(str(e))
     setup_gpu(gpu_id)
     start = time.perf_counter()
     spacy_train(config_path, output_path, overrides=overrides)
     seconds = time.perf_counter() - start
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+
+
+def check_vectors(config_path: Path, overrides: Dict) -> None:
+    """A one-line error (E111) unless the vectors the config is trained with
+    (``paths.vectors``, an override first) are a pipeline holding vectors."""
+    from spacy.util import load_config
+    from spacy.vocab import Vocab
+
+    from ..model.static_vectors import has_vectors
+
+    check_input(config_path)
+    path = overrides.get("paths.vectors", load_config(config_path, interpolate=False).get("paths", {}).get("vectors"))
+    if not path:
+        return
+    if not (Path(path) / "vocab").is_dir():
+        raise UserError(Errors.E111.format(path=path))
+    try:
+        vocab = Vocab().from_disk(Path(path) / "vocab")
+    except (OSError, ValueError):
+        raise UserError(Errors.E111.format(path=path)) from None
+    if not has_vectors(vocab):
+        raise UserError(Errors.E111.format(path=path))
 
 
 def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1,

@@ -1,47 +1,36 @@
 """``vectors``: floret vectors for a language from its own text, the spaCy way.
 
 floret (fastText with subword hashing into a fixed table, spaCy's vectors for
-rich morphology) is trained on the word forms of CoNLL-U files and on plain
-text, then converted as ``spacy init vectors --mode floret`` does; a config
-reads them with ``--paths.vectors DIR`` and
-``--components.tok2vec.model.embed.embed.include_static_vectors true``. Nothing
-is downloaded: the text is the user's.
+rich morphology) is trained on a corpus as a user has it (``raw_text.Corpus``:
+plain or compressed text, CoNLL-U, folders of them; NFC, the pipeline's
+tokenizer, held-out text left out), then converted as ``spacy init vectors
+--mode floret`` does. Every shipped config reads them with ``--paths.vectors
+DIR`` (``spacy-planar.CharEmbed.v2``). Nothing is downloaded: the text is
+the user's.
+
+The defaults were chosen on dev (la_ittb and grc_proiel with the Latin
+Library and the Tesserae Greek texts, three seeds; docs/decisions.md).
 """
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import List
 
 import typer
 
-from ..conllu_io import file_kind, read_conllu
 from ..errors import Errors, UserError
+from ..raw_text import Corpus
 from ._app import USER_ERRORS, app, fail, msg
 
-
-def write_text(sources: List[Path], out: Path) -> int:
-    """The training text of ``sources`` in ``out``, one line per sentence:
-    a CoNLL-U file's word forms, a plain text file's lines (told apart by
-    content).
-    Returns the number of words."""
-    words = 0
-    with out.open("w", encoding="utf-8") as f:
-        for path in sources:
-            if file_kind(path) == "conllu":
-                lines = (" ".join(sent.forms) for sent in read_conllu(path))
-            else:
-                lines = (line.strip() for line in path.open(encoding="utf-8"))
-            for line in lines:
-                if line:
-                    f.write(line + "\n")
-                    words += len(line.split())
-    return words
+DEFAULTS = {"model": "cbow", "dim": 100, "epochs": 5, "bucket": 200000, "min_count": 3, "minn": 3, "maxn": 5}
 
 
 def train_floret(text: Path, out: Path, model: str, dim: int, epochs: int, minn: int, maxn: int, bucket: int,
-                 min_count: int, threads: int) -> None:
+                 min_count: int, threads: int, verbose: int = 0) -> None:
     """floret's vectors of ``text`` (``model``: cbow or skipgram; two hashes
     per subword into ``bucket`` rows, as spaCy's floret pipelines use),
     saved in floret's text format at ``out``."""
@@ -53,49 +42,87 @@ def train_floret(text: Path, out: Path, model: str, dim: int, epochs: int, minn:
         raise UserError(Errors.E036.format(model=model))
     trained = floret.train_unsupervised(str(text), model=model, mode="floret", hashCount=2, bucket=bucket,
                                         minn=minn, maxn=maxn, dim=dim, epoch=epochs, minCount=min_count,
-                                        thread=threads, verbose=0)
+                                        thread=threads, verbose=verbose)
     trained.save_floret_vectors(str(out))
+
+
+def _check_sizes(**values: int) -> None:
+    for option, value in values.items():
+        least = 0 if option == "min-count" else 1
+        if value < least:
+            raise UserError(Errors.E112.format(option=option, least=least, value=value))
+
+
+def read_corpus(sources: List[Path], lang: str, exclude: List[Path], out: Path) -> Corpus:
+    """Writes ``sources``' text as floret reads it to ``out`` (a progress
+    line on a terminal); returns the corpus with its counts."""
+    import spacy
+    from tqdm import tqdm
+
+    with tqdm(unit=" words", unit_scale=True, desc="Reading the text", disable=None, file=sys.stderr) as bar:
+        corpus = Corpus(sources, spacy.blank(lang).tokenizer, exclude, progress=bar.update)
+        corpus.write(out)
+    return corpus
 
 
 @app.command()
 def vectors(
     output_dir: Path = typer.Argument(..., help="Directory for the vectors (a blank pipeline): --paths.vectors"),
-    sources: List[Path] = typer.Argument(..., help="CoNLL-U files (their word forms) and plain text files"),
-    lang: str = typer.Option("xx", "--lang", "-l", help="Language of the pipeline the vectors are stored in"),
-    model: str = typer.Option("cbow", "--model", help="cbow or skipgram (skipgram: better on small text)"),
-    dim: int = typer.Option(100, "--dim", help="Vector width"),
-    epochs: int = typer.Option(10, "--epochs", help="Passes over the text (a treebank's own text, some 30,000 "
-                               "words, needs 30-50; a corpus of millions, 5-10)"),
-    minn: int = typer.Option(3, "--minn", help="Shortest character n-gram"),
-    maxn: int = typer.Option(5, "--maxn", help="Longest character n-gram"),
-    bucket: int = typer.Option(50000, "--bucket", help="Rows of the hashed table (the vectors' size)"),
-    min_count: int = typer.Option(1, "--min-count", help="Words seen fewer times get no vector of their own"),
-    threads: int = typer.Option(1, "--threads", help="floret's threads (1: the same vectors on every run)"),
+    sources: List[Path] = typer.Argument(..., help="Text: plain, .xz, .gz or .bz2 files, CoNLL-U files (their "
+                                         "word forms), folders of them"),
+    lang: str = typer.Option("xx", "--lang", "-l", help="Language: its tokenizer splits the text, and the vectors' "
+                             "pipeline has it"),
+    exclude: List[Path] = typer.Option([], "--exclude", "-x", help="Held-out text (a treebank's dev and test "
+                                       "CoNLL-U): lines sharing a run of 5 words with it are left out; repeatable"),
+    model: str = typer.Option(DEFAULTS["model"], "--model", help="cbow or skipgram"),
+    dim: int = typer.Option(DEFAULTS["dim"], "--dim", help="Vector width"),
+    epochs: int = typer.Option(DEFAULTS["epochs"], "--epochs", help="Passes over the text (a corpus of millions "
+                               "of words: 5; a treebank's own text, some 30,000 words: 30-50)"),
+    minn: int = typer.Option(DEFAULTS["minn"], "--minn", help="Shortest character n-gram"),
+    maxn: int = typer.Option(DEFAULTS["maxn"], "--maxn", help="Longest character n-gram"),
+    bucket: int = typer.Option(DEFAULTS["bucket"], "--bucket", help="Rows of the hashed table (the vectors' size)"),
+    min_count: int = typer.Option(DEFAULTS["min_count"], "--min-count",
+                                  help="Words seen fewer times get no vector of their own (their n-grams' only)"),
+    threads: int = typer.Option(os.cpu_count() or 1, "--threads",
+                                help="floret's threads (default: every core; 1 gives the same vectors on every run)"),
 ) -> None:
     """Train floret vectors on a language's own text and store them for spaCy.
 
-    Train floret vectors (subword-hashed, for unseen inflected forms) on
-    the word forms of CoNLL-U files and on plain text, and convert them as
-    `spacy init vectors --mode floret` does. Use them with `--paths.vectors
-    OUTPUT_DIR --components.tok2vec.model.embed.embed.include_static_vectors
-    true`."""
-    import spacy
+    The text is read as the parser sees words: Unicode NFC, split by the
+    language's tokenizer, case kept; lines holding held-out text
+    (--exclude) are left out. floret's vectors (subword-hashed, so unseen
+    inflected forms get one) are stored as `spacy init vectors --mode floret`
+    does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`."""
     from spacy.training.initialize import convert_vectors
 
     if output_dir.exists():
         fail(Errors.E033.format(path=output_dir))
     with tempfile.TemporaryDirectory() as tmp:
+        text = Path(tmp) / "text.txt"
         try:
-            words = write_text(sources, Path(tmp) / "text.txt")
-            if words == 0:
+            _check_sizes(dim=dim, epochs=epochs, minn=minn, maxn=maxn, bucket=bucket, threads=threads,
+                         **{"min-count": min_count})
+            corpus = read_corpus(sources, lang, exclude, text)
+            if corpus.words == 0:
                 raise UserError(Errors.E034.format(sources=", ".join(map(str, sources))))
-            train_floret(Path(tmp) / "text.txt", Path(tmp) / "vectors.floret", model, dim, epochs, minn, maxn,
-                         bucket, min_count, threads)
+            msg.info(f"{corpus.words:,} words in {corpus.lines:,} lines from {len(corpus.files)} file(s)"
+                     + (f"; {corpus.excluded_lines:,} lines ({corpus.excluded_words:,} words) left out as held-out "
+                        "text" if exclude else ""))
+            train_floret(text, Path(tmp) / "vectors.floret", model, dim, epochs, minn, maxn, bucket, min_count,
+                         threads, verbose=2 if sys.stderr.isatty() else 0)
         except USER_ERRORS as e:
             fail(str(e))
+        import spacy
+
         nlp = spacy.blank(lang)
         convert_vectors(nlp, Path(tmp) / "vectors.floret", truncate=0, prune=-1, mode="floret")
+        nlp.meta["spacy_planar_vectors"] = {
+            "words": corpus.words, "lines": corpus.lines, "files": [str(p) for p in corpus.files],
+            "excluded_lines": corpus.excluded_lines, "excluded_words": corpus.excluded_words,
+            "exclude": [str(p) for p in exclude], "normalization": "NFC", "case": "kept",
+            "floret": {"model": model, "dim": dim, "epochs": epochs, "minn": minn, "maxn": maxn, "bucket": bucket,
+                       "min_count": min_count, "hash_count": 2}}
         nlp.to_disk(Path(tmp) / "pipeline")
         shutil.move(str(Path(tmp) / "pipeline"), str(output_dir))
-    msg.good(f"Wrote {output_dir}: floret vectors ({bucket} x {dim}) from {words:,} words")
-    print(f"Train with: --paths.vectors {output_dir} --components.tok2vec.model.embed.embed.include_static_vectors true")
+    msg.good(f"Wrote {output_dir}: floret vectors ({bucket} x {dim}) from {corpus.words:,} words")
+    print(f"Train with: --paths.vectors {output_dir}")

@@ -29,17 +29,21 @@ encoding = "head+path"
 @scorers = "spacy-planar.parser_scorer.v1"
 """
 WIDTH_VARIABLE = "${components.tok2vec.model.encode.width}"
+VECTORS_VARIABLE = "${paths.vectors}"
 
 
 def base_tok2vec() -> dict:
-    """base.cfg's tok2vec model, its width variable filled in (the one
-    definition of the encoder the factory's parser gets by default)."""
+    """base.cfg's tok2vec model, its width variable filled in and without
+    static vectors (``${paths.vectors}`` is a training config's; the
+    factory's own tok2vec has none): the one definition of the encoder the
+    factory's parser gets by default."""
     base = Config().from_disk(Path(__file__).resolve().parents[1] / "configs" / "base.cfg", interpolate=False)
     model = base["components"]["tok2vec"]["model"]
     width = model["encode"]["width"]
 
     def fill(section):
-        return {k: fill(v) if isinstance(v, dict) else (width if v == WIDTH_VARIABLE else v)
+        filled = {WIDTH_VARIABLE: width, VECTORS_VARIABLE: None}
+        return {k: fill(v) if isinstance(v, dict) else (filled[v] if isinstance(v, str) and v in filled else v)
                 for k, v in section.items()}
 
     return fill(model)

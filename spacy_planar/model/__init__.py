@@ -1,10 +1,10 @@
 """The parser's Thinc model (``spacy-planar.PlanarParserModel.v1``), and the
 tags-reading tok2vecs (``spacy-planar.WithTags.v1``, ``spacy-planar.WithMorphology.v1``) and the
-character CNN embedding (``spacy-planar.CharEmbed.v1``), and the BiLSTM encoder
+character CNN embedding with static vectors (``spacy-planar.CharEmbed.v2``), and the BiLSTM encoder
 (``spacy-planar.BiLSTMEncoder.v1``)."""
 from .bilstm import build_bilstm_encoder
-from .chars import build_char_embed
+from .chars import build_char_embed, build_char_embed_v1
 from .parser_model import StateScorer, build_planar_parser_model
 from .with_tags import build_with_morphology, build_with_tags
 
-__all__ = ["StateScorer", "build_bilstm_encoder", "build_char_embed", "build_planar_parser_model", "build_with_morphology", "build_with_tags"]
+__all__ = ["StateScorer", "build_bilstm_encoder", "build_char_embed", "build_char_embed_v1", "build_planar_parser_model", "build_with_morphology", "build_with_tags"]

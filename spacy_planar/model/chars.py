@@ -13,7 +13,7 @@ not this: it sees no character in context.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy
 from spacy.tokens import Doc
@@ -21,28 +21,42 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, Ops, chain, concatenate, expand_window, reduce_max, with_array
 from thinc.types import Floats2d, Ragged
 
+from .static_vectors import build_static_vectors
 from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
 
-@registry.architectures("spacy-planar.CharEmbed.v1")
+@registry.architectures("spacy-planar.CharEmbed.v2")
 def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = 32,
                      cnn_width: int = 64, max_chars: int = 20, rows: int = 2000, word_dropout: float = 0.0,
-                     ) -> Model[List[Doc], List[Floats2d]]:
+                     static_vectors: Optional[str] = None) -> Model[List[Doc], List[Floats2d]]:
     """``embed``'s vectors concatenated with each word's character CNN
     vector (``char_width``-wide character embeddings of ``rows`` hashed
     rows, windows of three through a ``cnn_width`` maxout, the maximum
-    over the word's first ``max_chars`` characters), mixed to ``width`` by
-    a layer-normalised maxout. ``word_dropout``: while training, the share
-    of words whose ``embed`` vector is zeroed, so that the characters
-    learn to stand for a word the table has not seen (UDPipe 2's word
-    dropout)."""
+    over the word's first ``max_chars`` characters) and, where
+    ``static_vectors`` is set (the shipped configs: ``${paths.vectors}``,
+    so that ``--paths.vectors DIR`` alone turns them on), the pipeline's
+    static vectors projected to ``width`` (``static_vectors.py``: looked up
+    by NFC form), mixed to ``width`` by a layer-normalised maxout.
+    ``word_dropout``: while training, the share of words whose ``embed``
+    vector is zeroed, so that the characters (and vectors) learn to stand
+    for a word the table has not seen (UDPipe 2's word dropout)."""
     cnn = chain(with_array(HashEmbed(nO=char_width, nV=rows, column=0, seed=31)), expand_window(window_size=1),
                 with_array(Maxout(nO=cnn_width, nP=2, normalize=True)), reduce_max())
     chars = per_word_layer("char_cnn", char_codes(max_chars), cnn, cnn_width)
     mix = with_array(Maxout(nO=width, nP=3, normalize=True, dropout=0.0))
     if word_dropout:
         embed = drop_words(embed, word_dropout)
+    if static_vectors:
+        return chain(concatenate(embed, chars, build_static_vectors(width, str(static_vectors))), mix)
     return chain(concatenate(embed, chars), mix)
+
+
+@registry.architectures("spacy-planar.CharEmbed.v1")
+def build_char_embed_v1(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = 32,
+                        cnn_width: int = 64, max_chars: int = 20, rows: int = 2000, word_dropout: float = 0.0,
+                        ) -> Model[List[Doc], List[Floats2d]]:
+    """``CharEmbed.v2`` without static vectors (pipelines saved before v2 load with it)."""
+    return build_char_embed(embed, width, char_width, cnn_width, max_chars, rows, word_dropout)
 
 
 def drop_words(layer: Model[List[Doc], List[Floats2d]], rate: float) -> Model[List[Doc], List[Floats2d]]:
