@@ -65,6 +65,8 @@ class Errors:
             "(or spacy init vectors)")
     E112 = "[E112] --{option} must be at least {least}, got {value}"
     E113 = "[E113] cannot read it as text: {reason}"
+    E115 = ("[E115] could not fetch the wheels of {pins} ({reason}): give --no-dependencies and install them "
+            "from your index")
     E110 = ("[E110] the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
             "version maps ('{expected}'): run spacy-planar calibrate on the pipeline again")
     # evaluation

@@ -26,18 +26,19 @@ def sample(src: Path, dst: Path, n: int) -> Path:
     return dst
 
 
-def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int] = None) -> Path:
+def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int] = None, lang: str = "xx") -> Path:
     """The factory's planar_parser (arc-eager) trained a little on the first
     ``n_sents`` Gothic training sentences (``epochs`` passes in batches of
     ``batch_size``, default all at once), saved at ``path``: for the tests
-    about files, packages and beams rather than accuracy."""
+    about files, packages and beams rather than accuracy (``lang``: the
+    pipeline's language)."""
     import spacy
     from spacy.tokens import Doc
     from spacy.training import Example
 
     from spacy_planar.conllu_io import conllu_to_docs
 
-    nlp = spacy.blank("xx")
+    nlp = spacy.blank(lang)
     nlp.add_pipe("planar_parser")
     docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:n_sents]
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]

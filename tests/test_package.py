@@ -16,43 +16,64 @@ from spacy_planar.cli import app
 pytest.importorskip("wheel")  # the offline build (--no-build-isolation) needs it, as setuptools and cython
 
 
-def dependencies_without_us(folder: Path) -> Path:
+# what spacy-planar needs besides spaCy: the package's dist/ must bring them
+OWN_DEPENDENCIES = ("conllu", "threadpoolctl", "udtools", "udapi", "regex", "termcolor", "colorama")
+
+
+def spacy_alone(folder: Path) -> Path:
     """A folder of links to this environment's installed packages, all but
-    spacy-planar (whose editable install points at this clone)."""
+    spacy-planar (whose editable install points at this clone) and what it
+    needs besides spaCy (OWN_DEPENDENCIES)."""
     folder.mkdir()
     for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
         name = entry.name.lower()
-        if name.startswith(("spacy_planar", "__editable__", "spacy-planar")) or name.endswith(".pth"):
+        if name.startswith(("spacy_planar", "__editable__", "spacy-planar", *OWN_DEPENDENCIES)) or name.endswith(".pth"):
             continue
         (folder / entry.name).symlink_to(entry)
     return folder
 
 
-def test_the_package_installs_in_a_fresh_venv_and_loads_by_name(tmp_path):
-    small_parser(tmp_path / "model", 30, epochs=1)
-    r = CliRunner().invoke(app, ["package", str(tmp_path / "model"), str(tmp_path / "packages"), "--name", "tiny_got",
-                                 "--version", "1.2.3", "--license", "CC BY-NC-SA 3.0", "--source",
-                                 "UD_Gothic-PROIEL=https://github.com/UniversalDependencies/UD_Gothic-PROIEL",
-                                 "--test", str(treebank("got_proiel", "dev")), "--no-build-isolation"])
-    assert r.exit_code == 0, r.output
-    dist = tmp_path / "packages" / "dist"
-    assert sorted(p.name.split("-")[0] for p in dist.glob("*.whl")) == ["spacy_planar", "xx_tiny_got"]
+def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_path):
+    """A Latin pipeline named with its language (la_tiny stays la_tiny) and
+    a Greek one named without (tiny becomes grc_tiny), packaged as the README
+    says, install with --no-index where only spaCy is, and load by name."""
+    packages = tmp_path / "packages"
+    for lang, name in (("la", "la_tiny"), ("grc", "tiny")):
+        small_parser(tmp_path / lang, 30, epochs=1, lang=lang)
+        r = CliRunner().invoke(app, ["package", str(tmp_path / lang), str(packages), "--name", name,
+                                     "--version", "1.2.3", "--license", "CC BY-NC-SA 3.0", "--source",
+                                     "UD_Gothic-PROIEL=https://github.com/UniversalDependencies/UD_Gothic-PROIEL",
+                                     "--test", str(treebank("got_proiel", "dev")), "--no-build-isolation"])
+        assert r.exit_code == 0, r.output
+    dist = packages / "dist"
+    names = {p.name.split("-")[0].lower() for p in dist.glob("*.whl")}
+    assert {"spacy_planar", "la_tiny", "grc_tiny", "conllu", "threadpoolctl", "udtools"} <= names
+    assert sorted(p.name for p in packages.iterdir()) == ["dist", "grc_tiny-1.2.3", "la_tiny-1.2.3"]
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    (Path(site) / "dependencies.pth").write_text(f"{dependencies_without_us(tmp_path / 'deps')}\n")
+    (Path(site) / "dependencies.pth").write_text(f"{spacy_alone(tmp_path / 'deps')}\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     res = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(dist),
-                          "xx_tiny_got"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+                          "la_tiny", "grc_tiny"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    code = ("import spacy, spacy_planar; nlp = spacy.load('xx_tiny_got'); doc = nlp('jah qaþ du im'); "
-            "print(spacy_planar.__file__); print(nlp.meta['version'], nlp.meta['license'], "
-            "sorted(nlp.meta['performance'])); print(sum(t.head.i == t.i for t in doc))")
+    code = ("import spacy, spacy_planar, conllu; print(spacy_planar.__file__, conllu.__file__)\n"
+            "for name in ('la_tiny', 'grc_tiny'):\n"
+            "    nlp = spacy.load(name); doc = nlp('jah qaþ du im')\n"
+            "    print(nlp.lang, nlp.meta['version'], nlp.meta['license'], sorted(nlp.meta['performance']), "
+            "sum(t.head.i == t.i for t in doc))")
     res = subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
                          timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
-    where, meta, roots = res.stdout.strip().splitlines()
-    assert where.startswith(site) and "1.2.3 CC BY-NC-SA 3.0" in meta and "ud_test_las" in meta and roots == "1"
+    where, latin, greek = res.stdout.strip().splitlines()
+    assert all(path.startswith(site) for path in where.split())
+    for lang, line in (("la", latin), ("grc", greek)):
+        assert line.startswith(f"{lang} 1.2.3 CC BY-NC-SA 3.0") and "ud_test_las" in line and line.endswith(" 1")
+
+
+def test_a_model_that_is_not_a_pipeline_is_one_line(tmp_path):
+    r = CliRunner().invoke(app, ["package", str(tmp_path), str(tmp_path / "packages"), "--name", "x"])
+    assert r.exit_code == 1 and "E107" in r.output and not (tmp_path / "packages").exists()

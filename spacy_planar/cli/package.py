@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import typer
 
@@ -50,6 +50,42 @@ def test_scores(model: str, test: Path) -> Dict[str, float]:
     return {f"ud_test_{k.lower()}": round(scores[k] / 100, 4) for k in names}
 
 
+def bare_name(lang: str, name: str) -> str:
+    """NAME without the language in front (la_proiel -> proiel for a Latin
+    pipeline): ``spacy package`` puts the language before the meta's name
+    in one place and keeps a name that starts with it in another, so the
+    meta gets the bare name and the package is LANG_NAME either way."""
+    return name[len(lang) + 1:] if name.startswith(f"{lang}_") and len(name) > len(lang) + 1 else name
+
+
+def dependency_pins() -> List[str]:
+    """``NAME==VERSION`` of each installed requirement of spacy-planar that
+    spaCy does not require itself (conllu, threadpoolctl, udtools): what a
+    machine with spaCy needs besides the two wheels."""
+    from importlib.metadata import requires, version
+    from packaging.requirements import Requirement
+
+    def names(dist: str) -> List[str]:
+        reqs = [Requirement(r) for r in requires(dist) or []]
+        return [r.name for r in reqs if r.marker is None or r.marker.evaluate({"extra": ""})]
+
+    spacys = {n.lower().replace("_", "-") for n in names("spacy")} | {"spacy"}
+    return [f"{n}=={version(n)}" for n in names("spacy-planar") if n.lower().replace("_", "-") not in spacys]
+
+
+def download_dependencies(dist: Path) -> List[str]:
+    """The wheels of ``dependency_pins`` and what they need, fetched into
+    ``dist`` from the package index; a one-line error (E115) where it cannot
+    be reached."""
+    pins = dependency_pins()
+    res = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:", "-d", str(dist),
+                          *pins], capture_output=True, text=True)
+    if res.returncode != 0:
+        last = (res.stderr.strip().splitlines() or ["pip download failed"])[-1]
+        raise UserError(Errors.E115.format(pins=" ".join(pins), reason=last))
+    return pins
+
+
 def build_wheel(source: Path, dist: Path, isolation: bool) -> Path:
     """``pip wheel SOURCE --no-deps`` into ``dist``; the wheel's path."""
     before = set(dist.glob("*.whl"))
@@ -70,7 +106,7 @@ def package_meta(model: Path, name: str, version: str, test: Optional[Path], lic
     if not meta_file.is_file():
         raise UserError(Errors.E107.format(path=model))
     meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    meta.update({"name": name, "version": version})
+    meta.update({"name": bare_name(meta["lang"], name), "version": version})
     meta["description"] = description or meta.get("description") or (
         f"A spacy-planar dependency parsing pipeline ({', '.join(meta.get('pipeline', []))})")
     if license_:
@@ -98,6 +134,9 @@ def package(
                                                 "it (default: built from the clone spacy_planar runs from)"),
     isolation: bool = typer.Option(True, "--build-isolation/--no-build-isolation", help="pip's build isolation "
                                    "(off: the build needs setuptools, wheel and cython installed, but no index)"),
+    dependencies: bool = typer.Option(True, "--dependencies/--no-dependencies", help="Also fetch the wheels of "
+                                      "what spacy-planar needs besides spaCy (conllu, threadpoolctl, udtools) into "
+                                      "dist, so that it installs with --no-index where spaCy is installed"),
 ) -> None:
     """Package a trained pipeline (``spacy package``) with a meta (name,
     version, licence, the treebank, the test scores) and build its wheel and
@@ -116,21 +155,37 @@ def package(
             raise FileNotFoundError(Errors.E031.format(path=planar_wheel))
     except USER_ERRORS as e:
         fail(str(e))
+    full_name = f"{meta['lang']}_{meta['name']}"
     output_dir.mkdir(parents=True, exist_ok=True)
     dist = output_dir / "dist"
-    dist.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    # built in a temporary folder beside the output and moved in once both wheels are there: a failure
+    # leaves nothing half-built
+    with tempfile.TemporaryDirectory(dir=output_dir) as tmp:
         meta_path = Path(tmp) / "meta.json"
         meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        spacy_package(model, output_dir, meta_path=meta_path, name=name, version=version, create_sdist=False,
+        spacy_package(model, Path(tmp), meta_path=meta_path, name=meta["name"], version=version, create_sdist=False,
                       create_wheel=False, force=True, require_parent=True, silent=True)
-    package_dir = output_dir / f"{meta['lang']}_{name}-{version}"
-    wheel = build_wheel(package_dir, dist, isolation)
-    planar = build_wheel(root, dist, isolation) if planar_wheel is None else Path(shutil.copy(planar_wheel, dist))
+        built = Path(tmp) / f"{full_name}-{version}"
+        (Path(tmp) / "dist").mkdir()
+        wheel = build_wheel(built, Path(tmp) / "dist", isolation)
+        planar = (build_wheel(root, Path(tmp) / "dist", isolation) if planar_wheel is None
+                  else Path(shutil.copy(planar_wheel, Path(tmp) / "dist")))
+        if dependencies:
+            try:
+                download_dependencies(Path(tmp) / "dist")
+            except USER_ERRORS as e:
+                fail(str(e))
+        package_dir = output_dir / built.name
+        if package_dir.exists():
+            shutil.rmtree(package_dir)
+        shutil.move(str(built), str(package_dir))
+        dist.mkdir(exist_ok=True)
+        for built_wheel in (Path(tmp) / "dist").iterdir():
+            shutil.move(str(built_wheel), str(dist / built_wheel.name))
     msg.good(f"Built {wheel.name} and {planar.name} in {dist}")
     if test is not None:
         perf = meta["performance"]
         msg.info("Test (CoNLL 2018 scorer): " + ", ".join(
             f"{k[8:].upper()} {perf[k] * 100:.2f}" for k in perf if k.startswith("ud_test_")))
-    msg.text(f"Install: pip install --no-index --find-links {dist} {meta['lang']}_{name} (spaCy from your index "
+    msg.text(f"Install: pip install --no-index --find-links {dist} {full_name} (spaCy from your index "
              f"unless installed: drop --no-index)")

@@ -85,6 +85,8 @@ def vectors(
                                   help="Words seen fewer times get no vector of their own (their n-grams' only)"),
     threads: int = typer.Option(os.cpu_count() or 1, "--threads",
                                 help="floret's threads (default: every core; 1 gives the same vectors on every run)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT_DIR if it exists (once the new "
+                                   "vectors are written)"),
 ) -> None:
     """Train floret vectors on a language's own text and store them for spaCy.
 
@@ -95,7 +97,7 @@ def vectors(
     does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`."""
     from spacy.training.initialize import convert_vectors
 
-    if output_dir.exists():
+    if output_dir.exists() and not overwrite:
         fail(Errors.E033.format(path=output_dir))
     with tempfile.TemporaryDirectory() as tmp:
         text = Path(tmp) / "text.txt"
@@ -123,6 +125,8 @@ def vectors(
             "floret": {"model": model, "dim": dim, "epochs": epochs, "minn": minn, "maxn": maxn, "bucket": bucket,
                        "min_count": min_count, "hash_count": 2}}
         nlp.to_disk(Path(tmp) / "pipeline")
+        if output_dir.exists():
+            shutil.rmtree(output_dir) if output_dir.is_dir() else output_dir.unlink()
         shutil.move(str(Path(tmp) / "pipeline"), str(output_dir))
     msg.good(f"Wrote {output_dir}: floret vectors ({bucket} x {dim}) from {corpus.words:,} words")
     print(f"Train with: --paths.vectors {output_dir}")
