@@ -555,7 +555,7 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
             misc = _with_space_after(misc, bool(token.whitespace_))
         if probs is not None:
             misc = _with_misc(misc, "HeadProb", f"{probs[i]:.3f}")
-        morph = feats.get(str(i)) or _field(str(token.morph))
+        morph = feats.get(str(i)) or _field(ud_feats(str(token.morph)))
         out.append("\t".join((
             str(i + 1), token.text, _field(token.lemma_), _field(token.pos_), _field(token.tag_),
             morph, head, deprel, stored["deps"][i] if stored is not None else "_", misc,
@@ -563,6 +563,15 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         out.extend(empty.get(i + 1, []))
     out.append("")
     return out
+
+
+def ud_feats(morph: str) -> str:
+    """spaCy's morph string in UD's order: features sorted by name case-
+    insensitively (UD's validator: Number=Sing|NumType=Card; spaCy writes
+    NumType first, by code point)."""
+    if not morph:
+        return morph
+    return "|".join(sorted(morph.split("|"), key=lambda feature: feature.split("=", 1)[0].lower()))
 
 
 def _with_misc(misc: str, name: str, value: str) -> str:

@@ -191,3 +191,23 @@ def test_whitespace_tokens_are_written_as_spaces_after(tmp_path):
     assert sent.heads == [2, 0, 2, 2, 2] and sent.deprels == ["cc", "root", "obj", "nsubj", "punct"]
     passed, report = validate(path, level=2)
     assert passed, report
+
+
+def test_predicted_feats_are_written_in_uds_order(tmp_path):
+    """spaCy orders a morph's features by code point (NumType before
+    Number); UD by name, case-insensitively: what is written passes the UD
+    validator's unsorted-features check."""
+    from spacy.tokens import Doc
+
+    from spacy_planar.official import validate
+
+    nlp = spacy.blank("la")
+    doc = Doc(nlp.vocab, words=["duo", "milites", "veniunt", "."], spaces=[True, True, False, False],
+              pos=["NUM", "NOUN", "VERB", "PUNCT"], heads=[1, 2, 2, 2], deps=["nummod", "nsubj", "ROOT", "punct"],
+              morphs=["NumType=Card|Number=Plur", "Case=Nom|Number=Plur", "Mood=Ind|Number=Plur|Person=3", ""])
+    assert str(doc[0].morph) == "NumType=Card|Number=Plur"  # spaCy's order
+    text = doc_to_conllu(doc)
+    assert "\tNUM\t_\tNumber=Plur|NumType=Card\t" in text
+    out = write(tmp_path, text, "out.conllu")
+    ok, report = validate(out, level=2, lang="la")
+    assert ok, report
