@@ -57,7 +57,7 @@ class Errors:
     E104 = "[E104] {option} must be at least 1, got {value}"
     E105 = "[E105] {in_dir}: no .txt or .conllu file in it or below it"
     E106 = "[E106] dask.distributed is not installed: pip install 'spacy-planar[cluster]' (or pip install distributed)"
-    E107 = "[E107] {path}: not a trained pipeline's folder (no meta.json)"
+    E107 = "[E107] {path}: not a trained pipeline's folder (no meta.json and config.cfg)"
     E108 = ("[E108] spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
             "it beside the package")
     E109 = "[E109] --kbest must be at least 1 and --beam at least 2 and at least --kbest, got {kbest} and {beam}"
@@ -67,6 +67,7 @@ class Errors:
     E113 = "[E113] cannot read it as text: {reason}"
     E115 = ("[E115] could not fetch the wheels of {pins} ({reason}): give --no-dependencies and install them "
             "from your index")
+    E116 = "[E116] {source}: no such pipeline folder, and no installed pipeline package of that name"
     E110 = ("[E110] the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
             "version maps ('{expected}'): run spacy-planar calibrate on the pipeline again")
     # evaluation

@@ -27,7 +27,7 @@ import lzma
 import re
 import unicodedata
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .conllu_io import check_input
 from .errors import Errors, UserError

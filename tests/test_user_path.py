@@ -169,3 +169,76 @@ def test_inputs_are_told_apart_by_content(tmp_path):
     for path, code in ((docbin, "[E017]"), (text, "[E018]")):
         r = CliRunner().invoke(app, ["stats", str(path)])
         assert r.exit_code == 1 and code in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+NOT_PIPELINES = {
+    # what was given, what the message names
+    "a training output folder (model-best inside)": (lambda tmp: _training_output(tmp), "E107", "did you mean"),
+    "a folder that is no pipeline": (lambda tmp: str(tmp), "E107", None),
+    "a file": (lambda tmp: (tmp / "x.txt").write_text("x") and str(tmp / "x.txt"), "E107", None),
+    "an unknown package name": (lambda tmp: "la_no_such_pipeline", "E116", None),
+}
+
+
+def _training_output(tmp: Path) -> str:
+    (tmp / "model" / "model-best").mkdir(parents=True)
+    for name in ("meta.json", "config.cfg"):
+        (tmp / "model" / "model-best" / name).write_text("{}")
+    return str(tmp / "model")
+
+
+@pytest.mark.parametrize("command", [
+    ["parse", "{model}", "{text}", "{out}/o.conllu"], ["parse", "{model}", "{text}", "{out}/o.conllu", "--kbest", "2"],
+    ["parse-corpus", "{model}", "{folder}", "{out}/parsed"], ["render", "{model}", "{out}/t.svg", "--text", "a b"],
+    ["render", "{model}", "{out}/t.svg", "--text", "a b", "--confidence"], ["calibrate", "{model}", "{gold}", "{out}/c"],
+    ["stacks", "{model}", "{gold}"], ["package", "{model}", "{out}/packages", "--name", "x"],
+])
+@pytest.mark.parametrize("kind", sorted(NOT_PIPELINES))
+def test_a_model_that_is_not_a_pipeline_is_one_line(command, kind, tmp_path):
+    """Every command that loads a pipeline: a folder that is none (the
+    training output folder for its model-best is the likely typo), a file,
+    an unknown package name: one line with its code, exit 1, nothing written."""
+    make, code, hint = NOT_PIPELINES[kind]
+    model = make(tmp_path)
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "a.txt").write_text("jah qaþ\n", encoding="utf-8")
+    gold = sample(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [a.format(model=model, text=tmp_path / "texts" / "a.txt", folder=tmp_path / "texts", out=out, gold=gold)
+            for a in command]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and code in lines[0] and "Traceback" not in r.output, r.output
+    assert hint is None or hint in lines[0]
+    assert list(out.iterdir()) == []
+
+
+def test_an_installed_package_name_loads_with_kbest(tmp_path, monkeypatch):
+    """"path or package": a package name works with --kbest and --confidence
+    too (its data folder is found as spaCy finds it)."""
+    from conftest import small_parser
+    from spacy_planar.pipelines import pipeline_path
+
+    small_parser(tmp_path / "model", 20, epochs=1)
+    pkg = tmp_path / "site" / "xx_fake_planar"
+    data = pkg / "xx_fake_planar-0.0.1"
+    import shutil
+
+    shutil.copytree(tmp_path / "model", data)
+    meta = spacy.util.load_meta(data / "meta.json")
+    meta.update({"name": "fake_planar", "version": "0.0.1", "lang": "xx"})
+    import srsly
+
+    srsly.write_json(pkg / "meta.json", meta)
+    (pkg / "__init__.py").write_text("from spacy.util import load_model_from_init_py\n"
+                                     "def load(**overrides):\n    return load_model_from_init_py(__file__, **overrides)\n")
+    monkeypatch.setattr(spacy.util, "is_package", lambda name: name == "xx_fake_planar")
+    monkeypatch.setattr(spacy.util, "get_package_path", lambda name: pkg)
+    assert pipeline_path("xx_fake_planar") == data
+    text = tmp_path / "a.txt"
+    text.write_text("jah qaþ du im\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", "xx_fake_planar", str(text), str(tmp_path / "o.conllu"), "--kbest", "2"])
+    assert r.exit_code == 0, r.output
+    assert "# sent_id = 1/2" in (tmp_path / "o.conllu").read_text(encoding="utf-8")

@@ -84,19 +84,24 @@ def setting_options(items: Sequence[str]) -> Dict[str, Dict]:
     return out
 
 
-def load_pipeline(path: Path, beam: Optional[Dict] = None):
-    """``spacy.load(path)``; with ``beam`` (``beam_options``' settings),
-    every planar_parser of the pipeline parses with that beam (E082 where
-    there is none)."""
+def load_pipeline(source, beam: Optional[Dict] = None):
+    """``spacy.load`` of the pipeline ``source`` names (a folder or an
+    installed package: ``pipelines.pipeline_path``, one line where it is
+    neither); with ``beam`` (``beam_options``' settings), every
+    planar_parser of the pipeline parses with that beam (E082 where there is
+    none)."""
     import spacy
     from spacy.util import load_config
 
+    from ..pipelines import pipeline_path
+
+    path = pipeline_path(source)
     if beam is None:
         return spacy.load(path)
     ours = planar_parsers(path)
     if not ours:
-        components = load_config(Path(path) / "config.cfg")["components"]
-        raise UserError(Errors.E082.format(model=path, pipes=", ".join(components)))
+        components = load_config(path / "config.cfg")["components"]
+        raise UserError(Errors.E082.format(model=source, pipes=", ".join(components)))
     return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})
 
 

@@ -316,7 +316,6 @@ def corpus_runs(model: str, corpus: Path, whole: Path, tmp: Path, workers: List[
     folder in this process, with a pool of N processes (N > 1) and on a Dask
     LocalCluster of N workers, for each N of ``workers`` (outputs in
     ``tmp``, cleared before each run)."""
-    import spacy
     from threadpoolctl import threadpool_limits
 
     from ..corpus import ParseOptions, cluster_client, corpus_jobs, parse_corpus, parse_file
@@ -326,7 +325,7 @@ def corpus_runs(model: str, corpus: Path, whole: Path, tmp: Path, workers: List[
 
     def one_file() -> int:
         with threadpool_limits(1):
-            return parse_file(spacy.load(model), whole, tmp / "whole.out.conllu", progress=False).words
+            return parse_file(load_pipeline(model), whole, tmp / "whole.out.conllu", progress=False).words
 
     def in_corpus(n_process: int = 1, local_workers: int = 0) -> Callable[[], int]:
         def run() -> int:
@@ -368,7 +367,6 @@ def bench_corpus(
     import os
     import tempfile
 
-    import spacy
 
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -378,7 +376,7 @@ def bench_corpus(
         msg.info(f"{os.cpu_count()} cores; {source} repeated: {total} words, {n_files} files")
         timings = corpus_runs(model, corpus, whole, Path(tmp), workers)
         seconds: Dict[str, List[float]] = {name: [] for name, _ in timings}
-        spacy.load(model)  # the imports, once, outside the timings
+        load_pipeline(model)  # the imports, once, outside the timings
         for _ in range(repeats):
             for name, fn in timings:
                 start = time.perf_counter()

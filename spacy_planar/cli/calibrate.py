@@ -28,7 +28,6 @@ def calibrate(
     the parser's settings; the pipeline is written to OUTPUT as it was
     otherwise. Reports the expected calibration error on dev before and
     after."""
-    import spacy
     from spacy.tokens import Doc
 
     from ..kbest import fit_calibration
@@ -56,7 +55,7 @@ def calibrate(
         fitted[name].update({"fitted_on": str(dev), "beam_width": beam})
         msg.info(f"{name}: temperature {fitted[name]['temperature']}, ECE on {dev} {fitted[name]['ece_raw']:.3f} "
                  f"-> {fitted[name]['ece']:.3f} (the map fitted there; the test split says how it holds)")
-    final = spacy.load(model)
+    final = load_pipeline(model)
     for name, cal in fitted.items():
         final.get_pipe(name).cfg["calibration"] = cal
     with tempfile.TemporaryDirectory(dir=output.parent if output.parent.exists() else None) as tmp:

@@ -12,7 +12,8 @@ from typing import Dict, List, Optional
 import typer
 
 from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, msg
+from ..pipelines import pipeline_path
+from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
 # the CoNLL 2018 scores written to the package's meta (as spaCy's scores: fractions); the tag scores only
 # where the pipeline predicts the column (a spaCy annotation: the scorer's name)
@@ -32,12 +33,11 @@ def source_root() -> Optional[Path]:
 def test_scores(model: str, test: Path) -> Dict[str, float]:
     """The pipeline's CoNLL 2018 scores on a gold-tokenised test file (its
     words parsed as ``parse`` parses them), as fractions."""
-    import spacy
 
     from ..corpus import parse_file
     from ..official import conll18_scores
 
-    nlp = spacy.load(model)
+    nlp = load_pipeline(model)
     probe = nlp("a b c")
     predicted = {annotation for annotation in TAG_SCORES if probe.has_annotation(annotation)}
     # MLAS and BLEX read the tags and lemmas too: the input's, copied where the pipeline predicts none
@@ -102,10 +102,7 @@ def package_meta(model: Path, name: str, version: str, test: Optional[Path], lic
     """The pipeline's meta.json with the package's name, version,
     description, licence, its treebank as the source, and the test scores
     (``test_scores``) added to its performance."""
-    meta_file = model / "meta.json"
-    if not meta_file.is_file():
-        raise UserError(Errors.E107.format(path=model))
-    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta = json.loads((pipeline_path(model) / "meta.json").read_text(encoding="utf-8"))
     meta.update({"name": bare_name(meta["lang"], name), "version": version})
     meta["description"] = description or meta.get("description") or (
         f"A spacy-planar dependency parsing pipeline ({', '.join(meta.get('pipeline', []))})")
@@ -163,7 +160,7 @@ def package(
     with tempfile.TemporaryDirectory(dir=output_dir) as tmp:
         meta_path = Path(tmp) / "meta.json"
         meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        spacy_package(model, Path(tmp), meta_path=meta_path, name=meta["name"], version=version, create_sdist=False,
+        spacy_package(pipeline_path(model), Path(tmp), meta_path=meta_path, name=meta["name"], version=version, create_sdist=False,
                       create_wheel=False, force=True, require_parent=True, silent=True)
         built = Path(tmp) / f"{full_name}-{version}"
         (Path(tmp) / "dist").mkdir()

@@ -11,6 +11,7 @@ from ..conllu_io import Sentence, file_kind
 from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, input_docs, parse_corpus,
                       parse_file, piped)
 from ..errors import Errors, UserError
+from ..pipelines import pipeline_path
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
 
@@ -45,7 +46,6 @@ def parse(
     XPOS, LEMMA, FEATS where the pipeline predicts them; raw text is
     tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
-    import spacy
 
     try:
         if kbest > 1 or confidence:
@@ -53,7 +53,7 @@ def parse(
                 raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
             nlp = load_pipeline(model, {"beam_width": beam, "n_best": max(kbest, 2)})
         else:
-            nlp = spacy.load(model)
+            nlp = load_pipeline(model)
         start = time.perf_counter()
         report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
                             confidence=confidence)
@@ -119,8 +119,7 @@ def parse_corpus_command(
         if sum((n_process > 1, local_workers > 0, bool(scheduler))) > 1:
             raise UserError(Errors.E103)
         jobs = corpus_jobs(in_dir, out_dir)
-        if Path(model).exists():  # the workers' processes may start elsewhere
-            model = str(Path(model).resolve())
+        model = str(pipeline_path(model).resolve())  # a folder: the workers' processes may start elsewhere
         with cluster_client(scheduler, local_workers) as client:
             report = parse_corpus(model, jobs, ParseOptions(sentencizer, batch_size), n_process=n_process,
                                   client=client)

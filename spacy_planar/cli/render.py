@@ -46,7 +46,7 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confi
         return docs
     if text is None:
         raise UserError(Errors.E085.format(source=source))
-    nlp = load_pipeline(Path(source), {"beam_width": 8, "n_best": 2}) if confidence else spacy.load(source)
+    nlp = load_pipeline(source, {"beam_width": 8, "n_best": 2} if confidence else None)
     return [nlp(text)]
 
 

@@ -10,7 +10,7 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..errors import Errors
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 from .parse import parse_sentences
 
 
@@ -59,13 +59,12 @@ def stacks(
     ``gold`` and report, over the sentences, the words on the active stack
     (the root too where the system keeps it there) when the buffer first
     empties, and the moves made after that."""
-    import spacy
 
     from ..component import PlanarParser
 
     try:
         sents = list(read_conllu(gold))
-        nlp = spacy.load(model)
+        nlp = load_pipeline(model)
     except USER_ERRORS as e:
         fail(str(e))
     pipes = [p for _, p in nlp.pipeline if isinstance(p, PlanarParser)]
