@@ -78,22 +78,29 @@ def piped(nlp, docs: List, batch_size: int, progress: bool = True) -> List:
 
 
 def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path, kbest: int = 1,
-                 confidence: bool = False) -> None:
-    """The input's lines with HEAD and DEPREL from the parsed Docs, and
-    UPOS, XPOS, LEMMA, FEATS from them where the pipeline predicts the
-    column (the input's own where it predicts none); ``kbest``,
-    ``confidence``: as ``conllu_io.doc_to_conllu``."""
+                 confidence: bool = False, keep_input_columns: bool = False) -> None:
+    """The input's words (and multiword tokens, comments, MISC) with HEAD
+    and DEPREL from the parsed Docs, and UPOS, XPOS, LEMMA, FEATS from them
+    where the pipeline predicts the column; the columns it does not predict
+    are ``_``, DEPS too, and empty nodes are left out (an enhanced graph the
+    pipeline did not predict), unless ``keep_input_columns``: then they are
+    the input's. ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``."""
     with atomic_output(path) as f:
         for sent, doc in zip(sents, parsed):
             heads, labels = ud_tree(doc)
             out = sentences_to_doc(nlp.vocab, [sent])
+            stored = out.user_data[USER_DATA_KEY]["sents"][0]
             set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
             for annotation, attr in PREDICTED_COLUMNS.items():
-                if doc.has_annotation(annotation):
+                predicted = doc.has_annotation(annotation)
+                if predicted or not keep_input_columns:
                     for mine, theirs in zip(out, doc):
-                        setattr(mine, attr, getattr(theirs, attr))
+                        setattr(mine, attr, getattr(theirs, attr) if predicted else "")
                     if annotation == "MORPH":  # the input's FEATS as written give way too
-                        out.user_data[USER_DATA_KEY]["sents"][0].pop("feats", None)
+                        stored.pop("feats", None)
+            if not keep_input_columns:
+                stored["deps"] = ["_"] * len(sent)
+                stored["empty"] = []
             for key in (PARSES_KEY, HEAD_PROBS_KEY):
                 if key in doc.user_data:
                     out.user_data[key] = doc.user_data[key]
@@ -115,11 +122,13 @@ def read_text(path: Path) -> List[str]:
 
 
 def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = 1000,
-               progress: bool = True, kbest: int = 1, confidence: bool = False) -> FileReport:
+               progress: bool = True, kbest: int = 1, confidence: bool = False,
+               keep_input_columns: bool = False) -> FileReport:
     """Parse one file with ``nlp`` and write its CoNLL-U atomically.
 
-    CoNLL-U input keeps its lines, with HEAD and DEPREL replaced, and UPOS,
-    XPOS, LEMMA, FEATS where the pipeline predicts them; a DocBin's words are
+    CoNLL-U input keeps its words, with HEAD and DEPREL replaced, and UPOS,
+    XPOS, LEMMA, FEATS where the pipeline predicts them (the rest ``_``,
+    unless ``keep_input_columns``: ``write_parsed``); a DocBin's words are
     parsed; raw text (one paragraph or sentence per line) is tokenised by the
     pipeline, each line one Doc (``sentencizer``: split into sentences by
     spaCy's sentencizer, else parsed as one) and written with ``# text`` and
@@ -133,7 +142,7 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     if kind == "conllu":
         sents = list(read_conllu(input_path))
         parsed = piped(nlp, input_docs(nlp, sents), batch_size, progress)
-        write_parsed(nlp, sents, parsed, output_path, kbest, confidence)
+        write_parsed(nlp, sents, parsed, output_path, kbest, confidence, keep_input_columns)
     elif kind == "docbin":
         from spacy.tokens import Doc
 
@@ -146,8 +155,8 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
             nlp.add_pipe("sentencizer", first=True)
         parsed = piped(nlp, read_text(input_path), batch_size, progress)
         write_conllu(parsed, output_path, kbest, confidence)
-    has_upos = any(d.has_annotation("POS") for d in parsed) or any(
-        u not in ("_", "") for s in sents for u in s.upos)
+    has_upos = any(d.has_annotation("POS") for d in parsed) or (keep_input_columns and any(
+        u not in ("_", "") for s in sents for u in s.upos))
     return FileReport(str(input_path), sum(len(d) for d in parsed), sum(1 for d in parsed for _ in d.sents),
                       has_upos)
 

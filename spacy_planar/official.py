@@ -17,6 +17,50 @@ from .errors import Errors, UserError
 
 # the CoNLL 2018 metrics, in the scorer's order; F1 is accuracy over gold words
 OFFICIAL = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+# the system columns each metric reads besides HEAD and DEPREL
+METRIC_COLUMNS = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",), "AllTags": ("UPOS", "XPOS", "FEATS"),
+                  "Lemmas": ("LEMMA",), "MLAS": ("UPOS", "FEATS"), "BLEX": ("LEMMA",)}
+_COLUMN_INDEX = {"LEMMA": 2, "UPOS": 3, "XPOS": 4, "FEATS": 5}
+
+
+def read_utf8(path: Path) -> str:
+    """A file's text; a byte that is not UTF-8 is a one-line error naming the file and line (E001)."""
+    from .errors import ConlluError
+
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConlluError(str(path), data[:e.start].count(b"\n") + 1,
+                          Errors.E001.format(reason=e.reason, start=e.start)) from None
+
+
+def system_columns(gold: Path, system: Path) -> Dict[str, str]:
+    """Per column a metric reads (UPOS, XPOS, FEATS, LEMMA): ``predicted``,
+    ``blank`` (``_`` on every word) or ``copied`` (the same as the gold
+    file's on every word of a file over the same words: what ``parse
+    --keep-input-columns`` writes where the pipeline predicts nothing)."""
+    def columns(path: Path):
+        rows = [line.split("\t") for line in read_utf8(path).splitlines()
+                if line and not line.startswith("#") and "\t" in line and line.split("\t", 1)[0].isdigit()]
+        return {name: [r[i] if len(r) > i else "_" for r in rows] for name, i in _COLUMN_INDEX.items()}
+
+    g, s = columns(gold), columns(system)
+    out = {}
+    for name in _COLUMN_INDEX:
+        if all(v == "_" for v in s[name]):
+            out[name] = "blank"
+        elif s[name] == g[name] and any(v != "_" for v in g[name]):
+            out[name] = "copied"
+        else:
+            out[name] = "predicted"
+    return out
+
+
+def scored_metrics(columns: Dict[str, str]) -> Tuple[str, ...]:
+    """The metrics of ``OFFICIAL`` that measure the system: those whose
+    columns (``METRIC_COLUMNS``) it predicted."""
+    return tuple(m for m in OFFICIAL if all(columns[c] == "predicted" for c in METRIC_COLUMNS.get(m, ())))
 
 
 def conll18_scores(gold: Path, system: Path) -> Dict[str, float]:
@@ -27,7 +71,7 @@ def conll18_scores(gold: Path, system: Path) -> Dict[str, float]:
     files = {}
     for name, path in (("gold", gold), ("system", system)):
         # as our reader does, a last sentence without its blank line is read (the scorer wants one)
-        text = Path(path).read_text(encoding="utf-8-sig").rstrip("\n") + "\n\n"
+        text = read_utf8(path).rstrip("\n") + "\n\n"
         try:
             files[name] = udeval.load_conllu(io.StringIO(text), str(path), {})
         except udeval.UDError as e:

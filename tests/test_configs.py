@@ -171,15 +171,19 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert r.exit_code == 0, r.output
     from spacy_planar.conllu_io import read_docbin
     assert [s.forms for s in read_conllu(tmp_path / "d.conllu")] == [[t.text for t in d] for d in read_docbin(small_corpus)]
-    if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others the input's
+    if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others '_'
+        from spacy_planar.conllu_io import ud_feats
+
         gold = sample(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 5)
-        r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(gold),
-                                     str(tmp_path / "g.conllu"), "--validate"])
-        assert r.exit_code == 0, r.output
-        for g, out in zip(read_conllu(gold), read_conllu(tmp_path / "g.conllu")):
-            doc = nlp(spacy.tokens.Doc(nlp.vocab, words=g.forms))
-            assert out.upos == [t.pos_ for t in doc] and out.xpos == [t.tag_ for t in doc]
-            assert out.feats == [str(t.morph) or "_" for t in doc] and out.lemmas == g.lemmas
+        for keep in ([], ["--keep-input-columns"]):  # or the input's, when asked
+            r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(gold),
+                                         str(tmp_path / "g.conllu"), "--validate", *keep])
+            assert r.exit_code == 0, r.output
+            for g, out in zip(read_conllu(gold), read_conllu(tmp_path / "g.conllu")):
+                doc = nlp(spacy.tokens.Doc(nlp.vocab, words=g.forms))
+                assert out.upos == [t.pos_ for t in doc] and out.xpos == [t.tag_ for t in doc]
+                assert out.feats == [ud_feats(str(t.morph)) or "_" for t in doc]
+                assert out.lemmas == (g.lemmas if keep else ["_"] * len(g))
 
 
 def test_every_entry_point_resolves():

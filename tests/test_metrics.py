@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -138,7 +139,10 @@ def test_evaluate_cli(tmp_path, got_train):
     assert res.exit_code == 0, res.output
     scores = json.loads(res.output)
     official = scores["official"]
-    assert official["LAS"] == official["UAS"] == official["MLAS"] == scores["LAS_whole_labels"] == 100.0
+    assert official["LAS"] == official["UAS"] == official["CLAS"] == scores["LAS_whole_labels"] == 100.0
+    # the gold's own tag and lemma columns are copies of the gold: named, not scored
+    assert scores["columns"] == {"LEMMA": "copied", "UPOS": "copied", "XPOS": "copied", "FEATS": "copied"}
+    assert set(official) == {"UAS", "LAS", "CLAS"}
     assert scores["NP_R_L"] == scores["NP_P_U"] == 100.0
     assert {v["LAS"] for v in scores["by_length"].values()} == {100.0}
     assert sum(v["arcs"] for v in scores["by_length"].values()) == scores["words"]
@@ -153,7 +157,50 @@ def test_evaluate_cli(tmp_path, got_train):
     other = tmp_path / "sys.conllu"
     other.write_text("\n".join(lines), encoding="utf-8")
     res = runner.invoke(app, ["evaluate", str(got_train), str(other)])
-    assert res.exit_code == 1 and "E041" in res.output and "word 3" in res.output
+    assert res.exit_code == 1 and "E041" in res.output and "word 3" in res.output and "cannot align" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_evaluate_aligns_other_words_as_the_official_scorer(tmp_path, got_train):
+    """Output over other words (raw text parsed: two words as one token) is
+    scored by the CoNLL 2018 scorer, which aligns them; blank columns are
+    named and not scored."""
+    blocks = got_train.read_text(encoding="utf-8").split("\n\n")[:20]
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
+    first = [line.split("\t") for line in blocks[0].split("\n") if line and not line.startswith("#")]
+    merged = []
+    for cols in first:
+        i, head = int(cols[0]), int(cols[6])
+        if i == 2:
+            continue
+        fix = lambda n: n - 1 if n > 2 else (1 if n == 2 else n)  # noqa: E731
+        out = [str(fix(i)), cols[1] + first[1][1] if i == 1 else cols[1], "_", "_", "_", "_", str(fix(head)),
+               cols[7] if head != 0 or i != 2 else "root", "_", "_"]
+        merged.append(out)
+    if all(int(c[6]) != 0 for c in merged):  # word 2 was the root: word 1 takes its place
+        merged[0][6], merged[0][7] = "0", "root"
+    system = tmp_path / "sys.conllu"
+    rest = ["\n".join("\t".join(c[:2] + ["_"] * 4 + c[6:8] + ["_", "_"]) for c in
+                      (line.split("\t") for line in b.split("\n") if line and not line.startswith("#")))
+            for b in blocks[1:]]
+    system.write_text("\n\n".join(["\n".join("\t".join(c) for c in merged)] + rest) + "\n\n", encoding="utf-8")
+    res = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
+    assert res.exit_code == 0, res.output
+    scores = json.loads(res.output)
+    assert set(scores["official"]) == {"UAS", "LAS", "CLAS"} and 90 < scores["official"]["UAS"] < 100
+    assert scores["columns"] == {"LEMMA": "blank", "UPOS": "blank", "XPOS": "blank", "FEATS": "blank"}
+    res = runner.invoke(app, ["evaluate", str(gold), str(system)])
+    assert res.exit_code == 0 and "CoNLL 2018 scorer's figures alone" in res.output and "not scored" in res.output
+
+
+def test_evaluate_a_file_that_is_not_utf8_is_one_line(tmp_path, got_train):
+    bad = tmp_path / "latin1.conllu"
+    bad.write_bytes("# text = caf\xe9\n1\tcaf\xe9\t_\t_\t_\t_\t0\troot\t_\t_\n\n".encode("latin-1"))
+    for args in ([str(got_train), str(bad)], [str(bad), str(got_train)]):
+        res = runner.invoke(app, ["evaluate", *args])
+        assert res.exit_code == 1 and re.search(r"latin1.conllu:1: \[E0(01|19)\]", res.output), res.output
+        assert len(res.output.strip().splitlines()) == 1
 
 
 def test_evaluate_cli_scores_changes(tmp_path, got_train):

@@ -13,7 +13,7 @@ import typer
 from ..conllu_io import check_input, head_prob, read_conllu
 from ..errors import ConlluError, Errors, UserError
 from ..metrics import LENGTH_BINS, Scores
-from ..official import conll18_scores, validate as official_validate
+from ..official import conll18_scores, read_utf8, scored_metrics, system_columns, validate as official_validate
 from ._app import USER_ERRORS, app, fail, msg
 
 
@@ -47,7 +47,7 @@ def split_kbest(system: Path, folder: Path) -> Tuple[Path, List[List[str]]]:
     (a file in ``folder``), and per sentence the text of its next best
     blocks (``# sent_id = ID/k`` with ``# parse_prob``). Any other file
     comes back as it is, with no alternatives."""
-    text = system.read_text(encoding="utf-8-sig")
+    text = read_utf8(system)
     if "# parse_prob = " not in text or not _ALTERNATIVE.search(text):
         return system, []
     best: List[str] = []
@@ -132,26 +132,48 @@ def evaluate(
     gets ours alone, with a warning. A file of ``parse --kbest`` is scored
     on its best parses, and its k-best oracle LAS is added; one with
     ``HeadProb`` (``parse --confidence``) gets the calibration of those
-    probabilities (expected calibration error, 10 bins)."""
+    probabilities (expected calibration error, 10 bins). Only the columns
+    the system predicted are scored: one blank or the same as the gold's on
+    every word (copied by parse --keep-input-columns) is named and left out
+    (its metrics too: MLAS needs UPOS and FEATS, BLEX LEMMA). A system whose
+    words differ from the gold's (raw text parsed) gets the official
+    figures alone: the scorer aligns the words; ours need the same ones."""
     scores = Scores()
+    extra: Dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         try:
             check_input(system)
             best, alternatives = split_kbest(system, Path(tmp))
-            for g, s in paired_trees(gold, best):
-                scores.add(g, s)
-            extra = confidence_report(gold, best, alternatives, Path(tmp), diagram)
+            try:
+                for g, s in paired_trees(gold, best):
+                    scores.add(g, s)
+                extra = confidence_report(gold, best, alternatives, Path(tmp), diagram)
+            except UserError as e:
+                if not str(e).startswith(("[E040]", "[E041]")):
+                    raise
+                scores, words_differ = None, e
+            columns = system_columns(gold, best)
         except USER_ERRORS as e:
             fail(str(e))
         try:
             official = conll18_scores(gold, best)
         except USER_ERRORS as e:  # e.g. two roots in a sentence: no official figures, ours still
             official = None
+            if scores is None:
+                fail(f"{words_differ}; the CoNLL 2018 scorer cannot align the words either: {e}")
             if not as_json:
                 msg.warn(f"{e}; only this project's figures follow")
-    ours = scores.as_dict()
-    res = {**{f"{k} (CoNLL 2018)": v for k, v in (official or {}).items()}, "LAS whole labels": ours.pop("LAS")}
-    ours.pop("UAS")
+        if scores is None and not as_json:
+            msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
+    scored = scored_metrics(columns)
+    if official is not None:
+        official = {k: v for k, v in official.items() if k in scored}
+    left_out = {name: how for name, how in columns.items() if how != "predicted"}
+    ours = scores.as_dict() if scores is not None else {}
+    res = {**{f"{k} (CoNLL 2018)": v for k, v in (official or {}).items()}}
+    if scores is not None:
+        res["LAS whole labels"] = ours.pop("LAS")
+        ours.pop("UAS")
     res.update(ours)
     for k, v in extra.get("kbest_oracle_LAS", {}).items():
         res[f"{k}-best oracle LAS"] = v
@@ -159,12 +181,17 @@ def evaluate(
         res["arc probabilities: ECE"] = extra["calibration"]["ECE"]
         for key in ("Brier", "AUROC", "errors_in_least_20pc"):
             res[f"arc probabilities: {key.replace('_', ' ').replace('pc', '%')}"] = extra["calibration"][key]
+    if left_out:
+        res["not scored"] = ", ".join(f"{name} ({how})" for name, how in left_out.items())
     if as_json:
-        print(json.dumps({"official": official, "LAS_whole_labels": res["LAS whole labels"], **ours,
-                          "by_length": scores.by_length(), "long_arcs": scores.long_arcs(), **extra}, indent=2))
+        print(json.dumps({"official": official, "columns": columns,
+                          **({"LAS_whole_labels": res["LAS whole labels"], **ours, "by_length": scores.by_length(),
+                              "long_arcs": scores.long_arcs()} if scores is not None else {}), **extra}, indent=2))
         return
     msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
               title=f"{system} against {gold}")
+    if scores is None:
+        return
     msg.table([(length, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for length, v in scores.by_length().items()],
               header=("arc length", "gold arcs", "UAS", "LAS"), title="By the length of the gold arc")
     msg.table([(kind, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for kind, v in scores.long_arcs(top=10).items()],

@@ -39,11 +39,15 @@ def parse(
     confidence: bool = typer.Option(False, "--confidence", "-c", help="Write each word's arc probability as "
                                     "HeadProb=P in MISC; parses with a beam"),
     beam: int = typer.Option(8, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
+    keep_input_columns: bool = typer.Option(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
+                                            "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, and its DEPS "
+                                            "and empty nodes (default: '_', as predicted by nothing)"),
 ) -> None:
     """Parse CoNLL-U or raw text with any pipeline (ours or spaCy's parser).
 
-    CoNLL-U input keeps its lines, with HEAD and DEPREL replaced, and UPOS,
-    XPOS, LEMMA, FEATS where the pipeline predicts them; raw text is
+    CoNLL-U input keeps its words, with HEAD and DEPREL replaced, and UPOS,
+    XPOS, LEMMA, FEATS where the pipeline predicts them, the other columns
+    '_' (--keep-input-columns: the input's); raw text is
     tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
 
@@ -56,7 +60,7 @@ def parse(
             nlp = load_pipeline(model)
         start = time.perf_counter()
         report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
-                            confidence=confidence)
+                            confidence=confidence, keep_input_columns=keep_input_columns)
         seconds = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))
