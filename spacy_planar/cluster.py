@@ -17,6 +17,9 @@ tcp://HOST:8786``.
 """
 from __future__ import annotations
 
+import os
+import signal
+
 from typing import Callable, Optional, Sequence
 
 from distributed import Client, LocalCluster, as_completed
@@ -56,6 +59,8 @@ def run_dask(client: Client, model: str, jobs: Sequence[Job], options: ParseOpti
     try:
         for future in as_completed(futures):
             done(by_key[future.key], future.result())
+    except KeyboardInterrupt:  # the cluster is closed next (its workers stop): cancelling would only log
+        raise
     except BaseException:
         client.cancel(futures)
         raise
@@ -67,8 +72,21 @@ def dask_client(scheduler: Optional[str] = None, local_workers: int = 0) -> Clie
     closes it with the client)."""
     if scheduler:
         return Client(scheduler)
-    return Client(LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None))
+    # the worker processes ignore SIGINT (inherited through their start): Ctrl-C reaches this process alone,
+    # which stops them as it closes the cluster, instead of each printing its own traceback
+    # and their task cancellations at shutdown are not logged (their environment is this one's, read at start)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    env = os.environ.get("DASK_LOGGING")
+    os.environ["DASK_LOGGING"] = repr({"distributed.worker.state_machine": "error"})
+    try:
+        return Client(LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if env is None:
+            os.environ.pop("DASK_LOGGING")
+        else:
+            os.environ["DASK_LOGGING"] = env
 
 
 def close_client(client: Client) -> None:

@@ -654,11 +654,14 @@ def atomic_output(path: Union[str, Path], mode: str = "w"):
         raise
 
 
-def write_conllu(docs: Iterable, path: Union[str, Path], kbest: int = 1, confidence: bool = False) -> int:
-    """Write Docs to a CoNLL-U file atomically; returns the number of Docs
-    (``kbest``, ``confidence``: as ``doc_to_conllu``)."""
+def write_conllu(docs: Iterable, path: Union[str, Path], kbest: int = 1, confidence: bool = False,
+                 header: str = "") -> int:
+    """Write Docs to a CoNLL-U file atomically, ``header`` (comment lines)
+    first; returns the number of Docs (``kbest``, ``confidence``: as
+    ``doc_to_conllu``)."""
     n = 0
     with atomic_output(path) as f:
+        f.write(header)
         for text in docs_to_conllu(docs, kbest, confidence):
             f.write(text)
             n += 1

@@ -21,9 +21,9 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -40,11 +40,13 @@ PREDICTED_COLUMNS = {"POS": "pos_", "TAG": "tag_", "LEMMA": "lemma_", "MORPH": "
 
 @dataclass
 class FileReport:
-    """What parsing one file gave: its size, and whether its output has UPOS."""
+    """What parsing one file gave: its size, and whether its output has UPOS;
+    ``error``: the one-line reason a bad input was skipped (``--skip-invalid``)."""
     path: str
     words: int
     sentences: int
     has_upos: bool
+    error: str = ""
 
 
 # --- one file ------------------------------------------------------------------------
@@ -78,14 +80,16 @@ def piped(nlp, docs: List, batch_size: int, progress: bool = True) -> List:
 
 
 def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path, kbest: int = 1,
-                 confidence: bool = False, keep_input_columns: bool = False) -> None:
+                 confidence: bool = False, keep_input_columns: bool = False, header: str = "") -> None:
     """The input's words (and multiword tokens, comments, MISC) with HEAD
     and DEPREL from the parsed Docs, and UPOS, XPOS, LEMMA, FEATS from them
     where the pipeline predicts the column; the columns it does not predict
     are ``_``, DEPS too, and empty nodes are left out (an enhanced graph the
     pipeline did not predict), unless ``keep_input_columns``: then they are
-    the input's. ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``."""
+    the input's. ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``;
+    ``header``: comment lines written first."""
     with atomic_output(path) as f:
+        f.write(header)
         for sent, doc in zip(sents, parsed):
             heads, labels = ud_tree(doc)
             out = sentences_to_doc(nlp.vocab, [sent])
@@ -95,7 +99,10 @@ def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path, kbest: in
                 predicted = doc.has_annotation(annotation)
                 if predicted or not keep_input_columns:
                     for mine, theirs in zip(out, doc):
-                        setattr(mine, attr, getattr(theirs, attr) if predicted else "")
+                        if annotation == "MORPH":
+                            mine.set_morph(str(theirs.morph) if predicted else None)
+                        else:
+                            setattr(mine, attr, getattr(theirs, attr) if predicted else "")
                     if annotation == "MORPH":  # the input's FEATS as written give way too
                         stored.pop("feats", None)
             if not keep_input_columns:
@@ -123,7 +130,7 @@ def read_text(path: Path) -> List[str]:
 
 def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = 1000,
                progress: bool = True, kbest: int = 1, confidence: bool = False,
-               keep_input_columns: bool = False) -> FileReport:
+               keep_input_columns: bool = False, header: str = "") -> FileReport:
     """Parse one file with ``nlp`` and write its CoNLL-U atomically.
 
     CoNLL-U input keeps its words, with HEAD and DEPREL replaced, and UPOS,
@@ -134,7 +141,8 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     spaCy's sentencizer, else parsed as one) and written with ``# text`` and
     ``SpaceAfter=No``. ``kbest`` > 1: each sentence's next best parses
     after it; ``confidence``: each word's arc probability in MISC (both
-    where the pipeline's parser keeps them: ``n_best``). Bad input raises a
+    where the pipeline's parser keeps them: ``n_best``); ``header``: the
+    output's first comment lines (``pipelines.header_line``). Bad input raises a
     one-line ``UserError``."""
     input_path, output_path = Path(input_path), Path(output_path)
     kind = file_kind(input_path)
@@ -142,19 +150,19 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     if kind == "conllu":
         sents = list(read_conllu(input_path))
         parsed = piped(nlp, input_docs(nlp, sents), batch_size, progress)
-        write_parsed(nlp, sents, parsed, output_path, kbest, confidence, keep_input_columns)
+        write_parsed(nlp, sents, parsed, output_path, kbest, confidence, keep_input_columns, header)
     elif kind == "docbin":
         from spacy.tokens import Doc
 
         words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
                  for d in read_docbin(input_path)]
         parsed = piped(nlp, words, batch_size, progress)
-        write_conllu(parsed, output_path, kbest, confidence)
+        write_conllu(parsed, output_path, kbest, confidence, header)
     else:
         if sentencizer and "sentencizer" not in nlp.pipe_names:
             nlp.add_pipe("sentencizer", first=True)
         parsed = piped(nlp, read_text(input_path), batch_size, progress)
-        write_conllu(parsed, output_path, kbest, confidence)
+        write_conllu(parsed, output_path, kbest, confidence, header)
     has_upos = any(d.has_annotation("POS") for d in parsed) or (keep_input_columns and any(
         u not in ("_", "") for s in sents for u in s.upos))
     return FileReport(str(input_path), sum(len(d) for d in parsed), sum(1 for d in parsed for _ in d.sents),
@@ -233,6 +241,13 @@ def is_complete(job: Job) -> bool:
         return False
 
 
+def written_by(job: Job) -> str:
+    """The first line of a job's output (``# pipeline = ...`` where
+    spacy-planar wrote it)."""
+    with open(job.output, "rb") as f:
+        return f.readline().decode("utf-8", "replace")
+
+
 def remove_leftovers(jobs: Iterable[Job]) -> int:
     """Remove the temporary files that runs stopped mid-file left beside
     these jobs' outputs (``atomic_output``'s ``.NAME.*.tmp``)."""
@@ -250,9 +265,13 @@ def remove_leftovers(jobs: Iterable[Job]) -> int:
 
 @dataclass(frozen=True)
 class ParseOptions:
-    """How every job is parsed (the ``parse`` command's options)."""
+    """How every job is parsed (the ``parse`` command's options); ``header``:
+    each output's first line (the pipeline that wrote it); ``skip_invalid``:
+    a bad input is reported and skipped instead of stopping the run."""
     sentencizer: bool = False
     batch_size: int = 1000
+    header: str = ""
+    skip_invalid: bool = False
 
 
 # the pipelines loaded in this process, by model: a Dask worker's plugin or a pool's initializer fills it
@@ -278,8 +297,13 @@ def run_job(model: str, job: Job, options: ParseOptions) -> FileReport:
 
     nlp, lock = load_once(model)
     with lock, threadpool_limits(1):
-        return parse_file(nlp, Path(job.input), Path(job.output), options.sentencizer, options.batch_size,
-                          progress=False)
+        try:
+            return parse_file(nlp, Path(job.input), Path(job.output), options.sentencizer, options.batch_size,
+                              progress=False, header=options.header)
+        except (UserError, OSError) as e:
+            if not options.skip_invalid:
+                raise
+            return FileReport(job.input, 0, 0, True, error=str(e))
 
 
 def _init_pool_process(model: str) -> None:
@@ -329,6 +353,12 @@ def cluster_client(scheduler: str = "", local_workers: int = 0):
     client = dask_client(scheduler, local_workers)
     try:
         yield client
+    except KeyboardInterrupt:  # the cluster's shutdown after Ctrl-C logs what it cancels: not the user's news
+        import logging
+
+        for name in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        raise
     finally:
         close_client(client)
 
@@ -342,24 +372,39 @@ class CorpusReport:
     words: int = 0
     seconds: float = 0.0
     missing_upos: int = 0
+    invalid: List[str] = field(default_factory=list)  # the one-line errors of the inputs skipped
+    todo: int = 0
 
 
 def parse_corpus(model: str, jobs: Sequence[Job], options: ParseOptions = ParseOptions(), n_process: int = 1,
-                 client=None, progress: bool = True) -> CorpusReport:
+                 client=None, progress: bool = True, overwrite: bool = False,
+                 report: Optional[CorpusReport] = None) -> CorpusReport:
     """Parse the jobs whose output is missing (``is_complete`` skips the
-    others) in this process, a pool of ``n_process`` processes or on
-    ``client``'s Dask cluster, with a progress bar in words/s."""
+    others; ``overwrite``: parse every job again) in this process, a pool of
+    ``n_process`` processes or on ``client``'s Dask cluster, with a progress
+    bar in words/s. Complete outputs another pipeline wrote (their first line
+    is not ``options.header``) are a one-line error (E117) unless
+    ``overwrite``. ``report`` (filled as jobs end) says how far an
+    interrupted run got."""
     from tqdm import tqdm
 
-    report = CorpusReport()
+    report = report if report is not None else CorpusReport()
     remove_leftovers(jobs)
-    todo = [job for job in jobs if not is_complete(job)]
+    todo = list(jobs) if overwrite else [job for job in jobs if not is_complete(job)]
+    parsing = {job.output for job in todo}
+    others = [job for job in jobs if job.output not in parsing and written_by(job) != options.header]
+    if others and options.header:
+        raise UserError(Errors.E117.format(n=len(others), first=others[0].output, header=options.header.strip()))
     report.skipped = len(jobs) - len(todo)
+    report.todo = len(todo)
     start = time.perf_counter()
     with tqdm(total=sum(j.words for j in todo), unit=" words", unit_scale=True, disable=None if progress else True,
               postfix={"files": f"0/{len(todo)}"}) as bar:
         def done(job: Job, result: FileReport) -> None:
-            report.files += 1
+            if result.error:
+                report.invalid.append(result.error)
+            else:
+                report.files += 1
             report.words += result.words
             report.missing_upos += not result.has_upos
             bar.update(job.words)

@@ -68,6 +68,8 @@ class Errors:
     E115 = ("[E115] could not fetch the wheels of {pins} ({reason}): give --no-dependencies and install them "
             "from your index")
     E116 = "[E116] {source}: no such pipeline folder, and no installed pipeline package of that name"
+    E117 = ("[E117] {n} complete output(s) were written by another pipeline than {header} (the first: {first}); "
+            "give --overwrite to parse them again with this one")
     E110 = ("[E110] the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
             "version maps ('{expected}'): run spacy-planar calibrate on the pipeline again")
     # evaluation

@@ -36,3 +36,28 @@ def pipeline_path(source: Union[str, Path]) -> Path:
         if (data / "config.cfg").is_file():
             return data
     raise UserError(Errors.E116.format(source=source))
+
+
+def pipeline_id(path: Union[str, Path]) -> str:
+    """Which pipeline a folder holds, for the outputs it writes (``# pipeline
+    = ...``, the first line of ``parse`` and ``parse-corpus`` outputs): its
+    package name and version, and a digest of its files' contents (a
+    retrained pipeline in the same folder differs)."""
+    import hashlib
+
+    import srsly
+
+    path = Path(path)
+    meta = srsly.read_json(path / "meta.json")
+    digest = hashlib.sha1()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode("utf-8"))
+        with open(file, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    return f"{meta.get('lang', 'xx')}_{meta.get('name', 'pipeline')}-{meta.get('version', '0.0.0')} (sha1 {digest.hexdigest()[:12]})"
+
+
+def header_line(pipeline: str) -> str:
+    """The comment that opens an output: the pipeline that wrote it."""
+    return f"# pipeline = {pipeline}\n" if pipeline else ""

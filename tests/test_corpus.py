@@ -232,3 +232,54 @@ def test_a_worker_killed_mid_run_costs_only_its_files(model, tmp_path, dask_proc
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
     assert files(out) == files(tmp_path / "expected")
+
+
+@pytest.mark.parametrize("how", [[], ["--n-process", "2"]])
+def test_skip_invalid_writes_every_good_output_and_names_the_bad(model, corpus, reference, tmp_path, how):
+    src = tmp_path / "in"
+    for rel, data in files(corpus).items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(data)
+    bad = src / "a" / "f007.txt"
+    bad.write_bytes(b"caput \xff\xfe mortuum\n")
+    r = parse_corpus(model, src, tmp_path / "out", "--skip-invalid", *how)
+    assert r.exit_code == 0, r.output
+    assert "Parsed 12 files" in said(r) and "1 input files skipped" in said(r) and f"{bad}:1: [E019]" in said(r)
+    expected = {rel: data for rel, data in files(reference).items() if rel != Path("a/f007.conllu")}
+    assert files(tmp_path / "out") == expected
+
+
+def test_outputs_name_their_pipeline_and_another_one_is_refused(model, corpus, tmp_path):
+    """Each output's first line names the pipeline that wrote it; a rerun
+    with another pipeline over the same outputs is refused in one line
+    (nothing written), and --overwrite parses everything again with it."""
+    r = parse_corpus(model, corpus, tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    first = {rel: data.split(b"\n", 1)[0] for rel, data in files(tmp_path / "out").items()}
+    assert len(set(first.values())) == 1 and next(iter(first.values())).startswith(b"# pipeline = xx_pipeline-0.0.0 (sha1 ")
+    other = small_parser(tmp_path / "other", 20, epochs=1)
+    before = files(tmp_path / "out")
+    r = parse_corpus(other, corpus, tmp_path / "out")
+    assert r.exit_code == 1 and "E117" in r.output and "13 complete output(s)" in said(r), r.output
+    assert len(r.output.strip().splitlines()) == 1 and files(tmp_path / "out") == before
+    r = parse_corpus(other, corpus, tmp_path / "out", "--overwrite")
+    assert r.exit_code == 0 and "Parsed 13 files" in said(r), r.output
+    assert {data.split(b"\n", 1)[0] for data in files(tmp_path / "out").values()} != set(first.values())
+
+
+@pytest.mark.parametrize("how", [[], ["--n-process", "2"], ["--local-workers", "2"]])
+def test_ctrl_c_says_how_far_it_got_in_one_line(model, tmp_path, how):
+    """SIGINT mid-run, as Ctrl-C sends it to the whole process group: one
+    line (files done, rerun to resume), exit 130, no traceback."""
+    corpus = write_corpus(tmp_path / "in", 40, sents_per_file=20)
+    cmd = [sys.executable, "-m", "spacy_planar", "parse-corpus", str(model), str(corpus), str(tmp_path / "out"), *how]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not list((tmp_path / "out").rglob("*.conllu")):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in out + err and len(lines) == 1 and "interrupted:" in lines[0], out + err
+    assert "run the same command again" in lines[0]

@@ -140,7 +140,9 @@ def test_fit_calibration_prefers_what_matches():
 def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
     dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 80)
     out = tmp_path / "kbest.conllu"
-    r = CliRunner().invoke(app, ["parse", str(model), str(dev), str(out), "--kbest", "3", "--confidence"])
+    # the input's UPOS kept (a parser alone predicts none, and the validator wants them)
+    r = CliRunner().invoke(app, ["parse", str(model), str(dev), str(out), "--kbest", "3", "--confidence",
+                                 "--keep-input-columns"])
     assert r.exit_code == 0, r.output
     text = out.read_text(encoding="utf-8")
     ids = re.findall(r"^# sent_id = (.*)$", text, re.M)

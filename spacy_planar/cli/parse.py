@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List
 
@@ -11,7 +12,7 @@ from ..conllu_io import Sentence, file_kind
 from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, input_docs, parse_corpus,
                       parse_file, piped)
 from ..errors import Errors, UserError
-from ..pipelines import pipeline_path
+from ..pipelines import header_line, pipeline_id, pipeline_path
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
 
@@ -52,15 +53,16 @@ def parse(
     ``SpaceAfter=No``."""
 
     try:
+        if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
+            raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
         if kbest > 1 or confidence:
-            if kbest < 1 or beam < max(kbest, 2):
-                raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
             nlp = load_pipeline(model, {"beam_width": beam, "n_best": max(kbest, 2)})
         else:
             nlp = load_pipeline(model)
+        header = header_line(pipeline_id(pipeline_path(model)))
         start = time.perf_counter()
         report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
-                            confidence=confidence, keep_input_columns=keep_input_columns)
+                            confidence=confidence, keep_input_columns=keep_input_columns, header=header)
         seconds = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))
@@ -105,6 +107,10 @@ def parse_corpus_command(
                                       "processes and parse on it"),
     scheduler: str = typer.Option("", "--scheduler", help="The address of a running Dask scheduler (tcp://HOST:8786) "
                                   "whose workers parse the files and write the outputs"),
+    skip_invalid: bool = typer.Option(False, "--skip-invalid", help="A bad input file is named and skipped (its "
+                                      "output not written) instead of stopping the run"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Parse every file again, also those with a complete "
+                                   "output (needed where another pipeline wrote them)"),
 ) -> None:
     """Parse a folder of files into a folder of CoNLL-U: one output per input.
 
@@ -113,7 +119,9 @@ def parse_corpus_command(
     interrupted one parses only what is missing. The files are parsed here
     (``--n-process``: by a pool of processes) or on a Dask cluster
     (``--scheduler``, ``--local-workers``), each worker loading the pipeline
-    once."""
+    once. Each output's first line names the pipeline that wrote it; a rerun
+    with another pipeline refuses to mix them (``--overwrite`` parses all
+    again). Ctrl-C stops every mode with one line: how many files are done."""
     try:
         for option, value in (("--n-process", n_process), ("--batch-size", batch_size)):
             if value < 1:
@@ -124,18 +132,37 @@ def parse_corpus_command(
             raise UserError(Errors.E103)
         jobs = corpus_jobs(in_dir, out_dir)
         model = str(pipeline_path(model).resolve())  # a folder: the workers' processes may start elsewhere
-        with cluster_client(scheduler, local_workers) as client:
-            report = parse_corpus(model, jobs, ParseOptions(sentencizer, batch_size), n_process=n_process,
-                                  client=client)
+        options = ParseOptions(sentencizer, batch_size, header_line(pipeline_id(model)), skip_invalid)
+        report = CorpusReport()
+        with quiet_interrupt(report, out_dir), cluster_client(scheduler, local_workers) as client:
+            parse_corpus(model, jobs, options, n_process=n_process, client=client, overwrite=overwrite, report=report)
     except USER_ERRORS as e:
         fail(str(e))
     report_corpus(model, report, out_dir)
 
 
+@contextmanager
+def quiet_interrupt(report: CorpusReport, out_dir: Path):
+    """Ctrl-C in any mode: one line saying how far the run got, exit 130
+    (``cluster_client`` mutes a Dask cluster's shutdown)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        typer.secho(f"\u2718 interrupted: {report.files} of {report.todo} files parsed into {out_dir} (each output "
+                    "there is complete); run the same command again to parse the rest", fg="red", err=True)
+        raise typer.Exit(130)
+
+
 def report_corpus(model: str, report: CorpusReport, out_dir: Path) -> None:
+    """What ``parse-corpus`` says at the end: files, words, speed; the bad
+    inputs skipped (``--skip-invalid``), one line each; the outputs without UPOS."""
     skipped = f"; {report.skipped} complete outputs kept" if report.skipped else ""
     msg.good(f"Parsed {report.files} files, {report.words} words in {report.seconds:.1f} s "
              f"({report.words / max(report.seconds, 1e-9):,.0f} words/s): {out_dir}{skipped}")
     if report.missing_upos:
         msg.warn(f"{report.missing_upos} outputs have no UPOS: {model} predicts none (no tagger or morphologizer), "
                  "which the UD validator rejects (level 2)")
+    if report.invalid:
+        msg.warn(f"{len(report.invalid)} input files skipped (--skip-invalid), no output written for them:")
+        for line in report.invalid:
+            print(f"  {line}")
