@@ -94,6 +94,8 @@ class Errors:
             "exploration_nonprojective = null (the factory's defaults are 2-planar's; configs/top_down.cfg has them)")
     E066 = "[E066] {name}: n_best must be from 1 to beam_width ({width}), got {n_best}"
     E065 = "[E065] {name}: beam_update must be 'local' or 'global', got '{value}'"
+    E118 = ("[E118] {system}: the gold label '{label}' is not among the {n} labels the parser was initialized with; "
+            "initialize it on data that has the label, or add it with add_label before initialize")
     E070 = "[E070] unknown transition system '{name}': expected one of {options}"
     E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
     E072 = "[E072] {system}: a state outlived its bound of transitions"
@@ -106,6 +108,8 @@ class Errors:
             "(its first word the root, the others attached to it with '{label}')")
     E092 = "[E092] {system}: {count} of {states} states had no valid action before they were final"
     E093 = "[E093] {system}: {count} of {sentences} sentences fell out of the beam; parsed greedily instead"
+    E095 = ("[E095] {name}: {count} gold words of this update have their head outside their predicted sentence; "
+            "each was trained as the root of its sentence (the predicted sentences differ from the gold ones)")
     E094 = "[E094] {system}: {count} sentences' gold sequences were missing from their beams; left out of the loss"
 
 

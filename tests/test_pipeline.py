@@ -537,3 +537,45 @@ def test_whitespace_is_attached_not_parsed(trained, system):
     assert len(roots) == 1 and not roots[0].is_space
     alone = nlp("\n\n")
     assert [t.head.i for t in alone] == [0]
+
+
+def test_an_unseen_gold_label_is_one_clear_error(gothic):
+    """A gold label the parser was not initialized with is never trained as
+    another (root): the update stops with E118 naming it."""
+    from spacy_planar.errors import UserError
+
+    train_docs, _ = gothic
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("planar_parser")
+    good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
+    sgd = nlp.initialize(lambda: good)
+    d = train_docs[40]
+    relabelled = Doc(nlp.vocab, words=[t.text for t in d], heads=[t.head.i for t in d],
+                     deps=["xcomp:new" if t.head.i != t.i else t.dep_ for t in d])
+    with pytest.raises(UserError, match=r"E118.*'xcomp:new'"):
+        nlp.update([Example(words_only(nlp, d), relabelled)], sgd=sgd)
+
+
+def test_a_gold_head_outside_the_predicted_sentence_is_reported(gothic, monkeypatch):
+    """Two gold sentences predicted as one pair of other sentences: the
+    words whose gold head falls in the other predicted sentence are trained
+    as roots, counted, and reported (E095: raised under SPACY_PLANAR_DEBUG,
+    a warning otherwise)."""
+    from spacy_planar.errors import UnexpectedError, UnexpectedWarning
+
+    train_docs, _ = gothic
+    nlp = spacy.blank("xx")
+    parser = nlp.add_pipe("planar_parser")
+    good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
+    sgd = nlp.initialize(lambda: good)
+    d = next(doc for doc in train_docs[:30] if len(doc) >= 8 and any((t.i < 4) != (t.head.i < 4) for t in doc))
+    predicted = Doc(nlp.vocab, words=[t.text for t in d], sent_starts=[True] + [False] * 3 + [True] + [False] * (len(d) - 5))
+    crossing = sum(1 for t in d if (t.i < 4) != (t.head.i < 4))
+    assert crossing > 0
+    with pytest.raises(UnexpectedError, match="E095"):
+        nlp.update([Example(predicted, d)], sgd=sgd)
+    monkeypatch.setenv("SPACY_PLANAR_DEBUG", "0")
+    before = parser.trainer.outside
+    with pytest.warns(UnexpectedWarning, match=rf"E095\] planar_parser: {crossing} gold words"):
+        nlp.update([Example(predicted, d)], sgd=sgd)
+    assert parser.trainer.outside - before == crossing

@@ -25,7 +25,7 @@ from thinc.api import Model, set_dropout_rate
 
 from .. import model as _model  # noqa: F401  (registers the architecture)
 from ..doc_trees import set_trees
-from ..errors import Errors, UserError
+from ..errors import Errors, UserError, unexpected
 from ..pseudoproj import undecorate
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
@@ -202,6 +202,7 @@ class PlanarParser(TrainablePipe):
         validate_examples(examples, "PlanarParser.update")
         docs, starts, static, exploring = [], [], [], []
         offset = 0
+        outside = self.trainer.outside
         for eg in examples:
             trees = self.trainer.gold_trees(eg)
             if not trees:
@@ -212,6 +213,8 @@ class PlanarParser(TrainablePipe):
             docs.append(eg.predicted)
             starts.append(offset)
             offset += len(eg.predicted)
+        if self.trainer.outside > outside:
+            unexpected(Errors.E095.format(name=self.name, count=self.trainer.outside - outside))
         if not docs:
             return losses
         set_dropout_rate(self.model, drop)

@@ -17,7 +17,7 @@ from spacy.attrs import ORTH
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from ..doc_trees import span_tree
+from ..doc_trees import OUTSIDE, span_tree
 from ..beam import BeamRun
 from ..driver import batches, beam_train_run, exploration_run, oracle_run
 from ..oracles import make_oracle
@@ -48,9 +48,11 @@ class Trainer:
         self.root_label = root_label
         self.single_root = single_root  # the runs that parse with the model do it under the rule
         self.transforms = list(transforms)  # tree transforms applied to every gold tree (transforms.py)
-        self.cache: Dict[int, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+        # keyed by the Doc's words and gold trees themselves (not a hash of them: no collision can reuse steps)
+        self.cache: Dict[Tuple, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.projective: Dict[Tuple[int, ...], bool] = {}
         self.skipped: Counter = Counter()
+        self.outside = 0  # gold words whose head lies outside their predicted sentence (made its roots)
 
     def clear(self, root_label: str) -> None:
         """Forget the cached transitions (the labels or the system changed)."""
@@ -61,7 +63,8 @@ class Trainer:
     def gold_trees(self, eg: Example) -> Optional[List[Tuple[Span, Tree]]]:
         """The gold tree of each unit of ``eg.predicted``, or None (counted in
         ``skipped``) where the reference has no parse or the tokens do not
-        align. A head outside the unit makes its word a root. The tree
+        align. A head outside the unit makes its word a root (counted in
+        ``outside``; ``update`` reports it, E095). The tree
         transforms are applied here, so that every way of training (and the
         labels' pass of ``initialize``) sees the transformed trees."""
         x, y = eg.predicted, eg.reference
@@ -72,6 +75,7 @@ class Trainer:
             out = []
             for start, end in units(x):
                 h, d = span_tree(y, start, end)
+                self.outside += sum(head == OUTSIDE for head in h)
                 tree = ([max(head, 0) for head in h], [lab if head > 0 else self.root_label for head, lab in zip(h, d)])
                 out.append(((start, end), tree))
         else:
@@ -82,6 +86,7 @@ class Trainer:
             out = []
             for start, end in units(x):
                 inside = [start <= heads[i] < end and heads[i] != i for i in range(start, end)]
+                self.outside += sum(not (start <= heads[i] < end) for i in range(start, end))
                 h = [heads[i] - start + 1 if ok else 0 for i, ok in zip(range(start, end), inside)]
                 d = [deps[i] if ok else self.root_label for i, ok in zip(range(start, end), inside)]
                 out.append(((start, end), (h, d)))
@@ -106,13 +111,13 @@ class Trainer:
         """Per Doc: a list of (start, features, label features, actions,
         valid moves, ``step_record`` rows), one per unit of ``trees`` (its gold trees), from the
         cache or from one batched oracle run."""
-        todo: List[Tuple[int, int, Tree, int]] = []
+        todo: List[Tuple[int, int, Tree, Tuple]] = []
         out: List[List] = []
         for k, (doc, doc_trees) in enumerate(zip(docs, trees)):
             if not doc_trees:
                 out.append([])
                 continue
-            key = hash((tuple(t.text for t in doc), tuple((u, tuple(h), tuple(d)) for u, (h, d) in doc_trees)))
+            key = (tuple(t.text for t in doc), tuple((u, tuple(h), tuple(d)) for u, (h, d) in doc_trees))
             if key in self.cache:
                 out.append(self.cache[key])
                 continue
@@ -123,7 +128,7 @@ class Trainer:
             self._run_oracle(system, todo, out)
         return out
 
-    def _run_oracle(self, system: TransitionSystem, todo: List[Tuple[int, int, Tree, int]], out: List[List]) -> None:
+    def _run_oracle(self, system: TransitionSystem, todo: List[Tuple[int, int, Tree, Tuple]], out: List[List]) -> None:
         prepared = [t for _, _, t, _ in todo]
         chunks: List[Tuple[np.ndarray, ...]] = []  # (unit of each row, features, labels, actions, valid, record)
         for idx in batches([len(t[0]) for t in prepared], 256):

@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..errors import Errors, UserError
 from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
 from ..trees import Tree
 from .state import FEATURES_1STACK, LABEL_FEATURES, MOVE_NAMES, ActionTable, FeaturePlan, States, _core
@@ -171,8 +172,14 @@ class TransitionSystem:
         return cand
 
     def label_tree(self, tree: Tree) -> Tuple[List[int], List[int]]:
+        """A prepared gold tree with label ids; a label the system was not
+        built with (not seen at ``initialize``) is an error (E118), never
+        trained as another."""
         heads, labels = tree
-        return list(heads), [self.label_ids.get(l, self.root_id) for l in labels]
+        try:
+            return list(heads), [self.label_ids[l] for l in labels]
+        except KeyError as e:
+            raise UserError(Errors.E118.format(system=self.name, label=e.args[0], n=len(self.labels))) from None
 
     def output_trees(self, st: States, rows: Optional[Sequence[int]] = None, decode: bool = True) -> List[Tree]:
         """Final trees (of ``rows``, default all) with string labels
