@@ -44,6 +44,9 @@ class Errors:
     E083 = "[E083] {path}: expected an .svg or .html file"
     E084 = "[E084] {source}: no sentence {sentence} (it has {n} annotated)"
     E085 = "[E085] {source}: a pipeline draws the parse of a text: give it with --text"
+    E119 = "[E119] {source}: neither a CoNLL-U file nor a pipeline"
+    E120 = "[E120] --text is empty: give the text to parse and draw"
+    E121 = "[E121] {path}: --diagram writes an SVG picture: give a path ending in .svg"
     E079 = "[E079] {source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
     E088 = "[E088] {path}: not a config file: {reason}"
@@ -110,6 +113,9 @@ class Errors:
     E093 = "[E093] {system}: {count} of {sentences} sentences fell out of the beam; parsed greedily instead"
     E095 = ("[E095] {name}: {count} gold words of this update have their head outside their predicted sentence; "
             "each was trained as the root of its sentence (the predicted sentences differ from the gold ones)")
+    E096 = ("[E096] {name}: in {count} of {units} parsed sentences the inverse of {transforms} would not leave a "
+            "tree; those sentences keep the tree as parsed (the transforms' labels cleaned)")
+    E097 = "[E097] {name}: {count} k-best alternatives were not trees with one root in UD terms; left out"
     E094 = "[E094] {system}: {count} sentences' gold sequences were missing from their beams; left out of the loss"
 
 

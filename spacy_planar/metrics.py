@@ -51,6 +51,17 @@ def _f(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
+def shown(figures: Dict[str, float], key: str, fmt: str = ".2f") -> str:
+    """A figure of ``Scores.as_dict`` for a table: "-" for a non-projective
+    precision with no system arc, recall with no gold arc, F with either
+    (0 / 0, which ``as_dict`` keeps as 0.0 for spaCy's scorer)."""
+    if key.startswith("NP_"):
+        none_p, none_r = not figures.get("np_system_arcs"), not figures.get("np_gold_arcs")
+        if (key[3] == "P" and none_p) or (key[3] == "R" and none_r) or (key[3] == "F" and (none_p or none_r)):
+            return "-"
+    return format(figures[key], fmt)
+
+
 @dataclass
 class Scores:
     """Counts that add up over sentences; ``as_dict`` gives the figures."""

@@ -50,7 +50,7 @@ transform to the first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .trees import Tree, tree_error
 
@@ -405,14 +405,19 @@ def invert_transforms(names: Sequence[str], heads: Sequence[int], labels: Sequen
     return h, [clean_label(x) for x in l]
 
 
-def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Tree:
-    """``invert_transforms`` on a parser's output, which may hold what no
-    transform makes: where the inverse would not leave a tree, the output
-    stays as parsed, its labels cleaned."""
+def inverted_or_none(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Optional[Tree]:
+    """``invert_transforms`` on a parser's output, or None where the inverse
+    would not leave a tree (the output may hold what no transform makes)."""
     h, l = invert_transforms(names, heads, labels)
-    if tree_error(h) is not None:
-        return list(heads), [clean_label(x) for x in labels]
-    return h, l
+    return None if tree_error(h) is not None else (h, l)
+
+
+def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Tree:
+    """``inverted_or_none``, or where the inverse would not leave a tree the
+    output as parsed, its labels cleaned (the parser counts and reports
+    that: ``parsing.output_trees``)."""
+    tree = inverted_or_none(names, heads, labels)
+    return tree if tree is not None else (list(heads), [clean_label(x) for x in labels])
 
 
 def clean_label(label: str) -> str:

@@ -222,6 +222,11 @@ def test_evaluate_cli_scores_changes(tmp_path, got_train):
     scores = json.loads(res.output)
     # the official scorer refuses a sentence with several roots: ours alone
     assert scores["official"] is None and 0 < scores["LAS_whole_labels"] < 50 and scores["NP_P_U"] == 0.0
+    # no non-projective arc in the system: its precision is 0 / 0, shown as "-" (recall 0 of the gold's)
+    assert scores["np_system_arcs"] == 0 < scores["np_gold_arcs"]
+    res = runner.invoke(app, ["evaluate", str(gold), str(system)])
+    rows = dict(re.findall(r"^(NP_\w+)\s+(\S+)\s*$", res.output, re.M))
+    assert rows["NP_P_U"] == rows["NP_F_L"] == "-" and rows["NP_R_U"] == "0.00", res.output
 
 
 def test_paired_bootstrap():

@@ -147,8 +147,17 @@ def test_render_of_several_sentences_is_one_svg_document(tmp_path):
         assert ys == sorted(ys) and ys[0] == 0 and float(root.get("height")) > ys[-1]
     r = CliRunner().invoke(app, ["render", str(gold), str(out), "--text", "jah qaþ"])
     assert r.exit_code == 1 and "[E079]" in r.output and len(r.output.strip().splitlines()) == 1
-    r = CliRunner().invoke(app, ["render", str(tmp_path), str(out)])
-    assert r.exit_code == 1 and "[E085]" in r.output and len(r.output.strip().splitlines()) == 1
+    # a path that is neither a CoNLL-U file nor a pipeline says which it is; a pipeline without --text,
+    # or with an empty one, says what it needs
+    from conftest import small_parser
+
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    (tmp_path / "empty.txt").write_text("")
+    for args, code in (([str(tmp_path), str(out)], "E107"), ([str(tmp_path / "nothing"), str(out)], "E116"),
+                       ([str(tmp_path / "empty.txt"), str(out)], "E119"), ([str(model), str(out)], "E085"),
+                       ([str(model), str(out), "--text", " "], "E120")):
+        r = CliRunner().invoke(app, ["render", *args])
+        assert r.exit_code == 1 and f"[{code}]" in r.output and len(r.output.strip().splitlines()) == 1, (args, r.output)
 
 
 def test_inputs_are_told_apart_by_content(tmp_path):

@@ -12,7 +12,7 @@ import typer
 
 from ..conllu_io import check_input, head_prob, read_conllu
 from ..errors import ConlluError, Errors, UserError
-from ..metrics import LENGTH_BINS, Scores
+from ..metrics import LENGTH_BINS, Scores, shown
 from ..official import conll18_scores, read_utf8, scored_metrics, system_columns, validate as official_validate
 from ._app import USER_ERRORS, app, fail, msg
 
@@ -140,6 +140,8 @@ def evaluate(
     figures alone: the scorer aligns the words; ours need the same ones."""
     scores = Scores()
     extra: Dict = {}
+    if diagram is not None and diagram.suffix != ".svg":
+        fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:
         try:
             check_input(system)
@@ -183,13 +185,15 @@ def evaluate(
             res[f"arc probabilities: {key.replace('_', ' ').replace('pc', '%')}"] = extra["calibration"][key]
     if left_out:
         res["not scored"] = ", ".join(f"{name} ({how})" for name, how in left_out.items())
+    if diagram is not None and "calibration" not in extra and not as_json:
+        msg.warn(f"{system} has no HeadProb (parse --confidence writes them): no diagram written")
     if as_json:
         print(json.dumps({"official": official, "columns": columns,
                           **({"LAS_whole_labels": res["LAS whole labels"], **ours, "by_length": scores.by_length(),
                               "long_arcs": scores.long_arcs()} if scores is not None else {}), **extra}, indent=2))
         return
-    msg.table([(k, f"{v:.2f}" if isinstance(v, float) else v) for k, v in res.items()],
-              title=f"{system} against {gold}")
+    msg.table([(k, shown(ours, k) if k in ours else (f"{v:.2f}" if isinstance(v, float) else v))
+               for k, v in res.items()], title=f"{system} against {gold}")
     if scores is None:
         return
     msg.table([(length, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for length, v in scores.by_length().items()],

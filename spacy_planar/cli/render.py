@@ -6,7 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from ..conllu_io import HEAD_PROBS_KEY, atomic_output, head_prob, read_conllu, sentences_to_doc
+from ..conllu_io import HEAD_PROBS_KEY, atomic_output, check_input, head_prob, read_conllu, sentences_to_doc
+from ..pipelines import pipeline_path
 from ..errors import Errors, UserError
 from ..render import html_page, sentence_svgs, stacked_svg
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
@@ -44,8 +45,14 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confi
                 doc.user_data[HEAD_PROBS_KEY] = probs
             docs.append(doc)
         return docs
+    if Path(source).is_file():
+        check_input(Path(source))  # a file that is not CoNLL-U (nor a pipeline): named by what it is
+        raise UserError(Errors.E119.format(source=source))
+    pipeline_path(source)  # not found, or a folder that is no pipeline: one line (E116, E107)
     if text is None:
         raise UserError(Errors.E085.format(source=source))
+    if not text.strip():
+        raise UserError(Errors.E120)
     nlp = load_pipeline(source, {"beam_width": 8, "n_best": 2} if confidence else None)
     return [nlp(text)]
 

@@ -13,7 +13,7 @@ from ..component.pipe import PlanarParser
 from ..conllu_io import atomic_output, check_input, read_conllu
 from ..doc_trees import ud_tree
 from ..errors import Errors, UserError
-from ..metrics import LENGTH_BINS, Scores, paired_bootstrap
+from ..metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from ..transforms import apply_transforms, check_transforms
 from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, planar_parsers, setting_options
 from .parse import input_docs
@@ -310,7 +310,7 @@ def compare(
         uas, las = ((f"{r[k]:.2f}" + (f" ± {sd[k]:.2f}" if sd[k] is not None else "")) for k in ("UAS", "LAS"))
         label = name + (f" ({len(rs)} runs)" if len(rs) > 1 else "")
         lines.append(f"| {label} | {uas} | {las} | {r['EM_U']:.2f} | {r['EM_L']:.2f} | "
-                     f"{r['NP_P_U']:.1f} | {r['NP_R_U']:.1f} | {r['NP_F_U']:.1f} | {r['NP_F_L']:.1f} | "
+                     + " | ".join(shown(r, k, ".1f") for k in ("NP_P_U", "NP_R_U", "NP_F_U", "NP_F_L")) + " | "
                      f"{train_s} | {r['words_per_s']:,.0f} |"
                      + ((" - |" if name == anchor else f" {tests[name]['LAS'][0]:+.2f} ({tests[name]['LAS'][1]:.3f}) |")
                         if tests else ""))

@@ -19,7 +19,7 @@ from ..model.parser_model import one_blas_thread
 from ..pseudoproj import undecorate
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
-from ..transforms import restore
+from ..transforms import inverted_or_none, restore
 from ..trees import are_trees, one_root
 
 Unit = Tuple[int, int, int]  # (Doc, start, end)
@@ -148,18 +148,27 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
     lengths: List[int] = []
     alternatives: List[Optional[List]] = []
     transforms = cfg.get("tree_transforms") or []
-    several = 0
+    several = kept_transformed = 0
+    dropped: List[int] = [0]  # alternatives left out (``ud_alternatives``)
     for doc_units in predictions:
         for _, (heads, labels), finals in sorted(doc_units, key=lambda unit: unit[0]):
             if transforms:  # back to UD, the last transform first (after the system's decoding)
-                heads, labels = restore(transforms, heads, labels)
+                restored = inverted_or_none(transforms, heads, labels)
+                kept_transformed += restored is None
+                heads, labels = restored or restore(transforms, heads, labels)
             if cfg["single_root"] and sum(1 for h in heads if h == 0) > 1:
                 several += 1
                 heads, labels = one_root(heads, labels, cfg["root_label"], cfg["extra_root_label"])
             all_heads.extend(heads)
             all_labels.extend(labels)
             lengths.append(len(heads))
-            alternatives.append(None if finals is None else ud_alternatives(finals, transforms, cfg))
+            alternatives.append(None if finals is None else ud_alternatives(finals, transforms, cfg, dropped))
+    repaired["inverse transforms that broke the tree"] += kept_transformed
+    if kept_transformed:
+        unexpected(Errors.E096.format(name=name, count=kept_transformed, units=len(lengths), transforms=transforms))
+    repaired["k-best alternatives left out"] += dropped[0]
+    if dropped[0]:
+        unexpected(Errors.E097.format(name=name, count=dropped[0]))
     repaired["extra roots"] += several
     if several:
         unexpected(Errors.E090.format(name=name, count=several, units=len(lengths), label=cfg["extra_root_label"]))
@@ -178,18 +187,19 @@ def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, n
     return heads, [undecorate(label) for label in all_labels], lengths, alternatives
 
 
-def ud_alternatives(finals: List, transforms: List[str], cfg: Dict) -> List:
+def ud_alternatives(finals: List, transforms: List[str], cfg: Dict, dropped: List[int]) -> List:
     """A beam's final states (total, tree, move log-probabilities) in UD
     terms, as ``output_trees`` brings back the best: through the transforms
     (which move no word, so the log-probabilities stay), labels undecorated;
-    only trees (with one root under ``single_root``)."""
+    only trees (with one root under ``single_root``): one that is not
+    (never expected) is left out and counted in ``dropped[0]``."""
     out = []
     for total, (heads, labels), local in finals:
         if transforms:
             heads, labels = restore(transforms, heads, labels)
-        if not are_trees(np.asarray(heads, dtype=np.int64), [len(heads)])[0]:
-            continue
-        if cfg["single_root"] and sum(1 for h in heads if h == 0) != 1:
+        if not are_trees(np.asarray(heads, dtype=np.int64), [len(heads)])[0] or (
+                cfg["single_root"] and sum(1 for h in heads if h == 0) != 1):
+            dropped[0] += 1
             continue
         out.append((total, (list(heads), [undecorate(label) for label in labels]), local))
     return out
