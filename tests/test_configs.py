@@ -10,7 +10,7 @@ from spacy.tokens import DocBin
 from spacy.util import registry
 
 from conftest import sample, treebank
-from spacy_planar.conllu_io import conllu_to_docs
+from spacy_planar.conllu_io import conllu_to_docs, read_conllu
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
 
@@ -442,3 +442,35 @@ def test_project_takes_any_ud_treebank_by_variables():
     assert urls == [f"https://raw.githubusercontent.com/UniversalDependencies/UD_Latin-ITTB/master/la_ittb-ud-{s}.conllu"
                     for s in ("dev", "test", "train")]
     assert sorted(a["dest"] for a in config["assets"]) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test", "train")]
+
+
+def test_the_raw_text_workflow_runs_from_variables(tmp_path):
+    """`spacy project run raw` with --vars naming a treebank folder and a raw
+    corpus (here: 60 Latin sentences, a compressed text of a few hundred
+    lines, one epoch; the vectors as the command's defaults make them):
+    vectors, both trainings and the comparison, in a copy of the project."""
+    import lzma
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(root / "project.yml", project)
+    shutil.copytree(root / "configs", project / "configs")
+    ud = tmp_path / "ud" / "la_ittb"
+    ud.mkdir(parents=True)
+    for split, n in (("train", 60), ("dev", 15), ("test", 15)):
+        sample(treebank("la_ittb", split), ud / f"{split}.conllu", n)
+    text = " ".join(s.text for s in read_conllu(treebank("la_ittb", "train")) if s.text)[:60000]
+    with lzma.open(tmp_path / "raw.txt.xz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(text[i:i + 200] for i in range(0, len(text), 200)) + "\n")
+    cmd = [sys.executable, "-m", "spacy", "project", "run", "raw", str(project), "--vars.treebank", "la_ittb",
+           "--vars.lang", "la", "--vars.ud_dir", str(tmp_path / "ud"), "--vars.raw_text", str(tmp_path / "raw.txt.xz"),
+           "--vars.ud_epochs", "1"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=project)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    table = (project / "metrics" / "la_ittb" / "raw.md").read_text(encoding="utf-8")
+    assert "| ud |" in table and "| ud_vectors |" in table
+    nlp = spacy.load(project / "training" / "la_ittb" / "ud_vectors" / "model-best")
+    assert nlp.vocab.vectors.mode == "floret" and nlp.lang == "la"
+    assert "UPOS (CoNLL 2018)" in res.stdout
