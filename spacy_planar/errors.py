@@ -94,7 +94,7 @@ class Errors:
             "the model's arc scorer (arc_width > 0 in spacy-planar.PlanarParserModel.v1), the other systems "
             "have none")
     E064 = ("[E064] {name}: the top-down system has no dynamic oracle: set exploration = 0 and "
-            "exploration_nonprojective = null (the factory's defaults are 2-planar's; configs/top_down.cfg has them)")
+            "exploration_nonprojective = null (the factory's defaults are arc-eager's; configs/top_down.cfg has top-down's)")
     E066 = "[E066] {name}: n_best must be from 1 to beam_width ({width}), got {n_best}"
     E065 = "[E065] {name}: beam_update must be 'local' or 'global', got '{value}'"
     E118 = ("[E118] {system}: the gold label '{label}' is not among the {n} labels the parser was initialized with; "

@@ -88,11 +88,12 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
     top-down (pseudo-projective; its model needs ``arc_width``).
 
     single_root: give each sentence exactly one root labelled ``root_label``
-        (valid UD). The planar systems parse under the tree constraint
-        (words left without a head when the buffer is empty go back to it
-        and are attached by the model); any roots still left, and those of
-        arc-eager and swap, are attached to the root of the largest tree
-        with ``extra_root_label``.
+        (valid UD), built by every system's moves (the planar systems parse
+        under the tree constraint: words left without a head when the
+        buffer is empty go back to it and are attached by the model). A
+        sentence left with several roots all the same (never expected) is
+        counted and reported (E090), its extra roots attached to the root of
+        the largest tree with ``extra_root_label``.
     root_label: the label of root words; None: learned from the training data.
     exploration: training with exploration (Goldberg & Nivre 2012) on the
         system's dynamic oracle (exact for arc-eager, approximate for planar,
@@ -108,7 +109,7 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
     beam_width: parse with a beam of this many states per sentence, scored
         by the sum of the log-probabilities of their actions (1: greedy, the
         fast path). Can be set at load time: ``spacy.load(name, config=
-        {"components": {"parser": {"beam_width": 8}}})``.
+        {"components": {"planar_parser": {"beam_width": 8}}})``.
     beam_density: with a beam, drop the candidates whose probability is
         below this share of the sentence's best candidate (0: keep all).
     beam_merge: with a beam, merge states that nothing ahead can tell apart

@@ -77,7 +77,7 @@ class PlanarParser(TrainablePipe):
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
         self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
-        # parsed sentences whose output was repaired after decoding, by reason (E090, W090, E091)
+        # parsed sentences whose output was repaired after decoding, by reason (E090, E091, E096, E097)
         self.repaired: Counter = Counter()
         # called after each parse step as observer(system, states, the actions just
         # applied (-1: none), token offsets naming the units), for diagnostics
