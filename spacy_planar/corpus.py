@@ -23,12 +23,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .conllu_io import (HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY, Sentence, atomic_output, check_input,
-                        doc_to_conllu, file_kind, read_conllu, read_docbin, sentences_to_doc, write_conllu)
+                        doc_to_conllu, docs_to_conllu, file_kind, read_conllu, read_docbin, sentences_to_doc)
 from .doc_trees import set_trees, ud_tree
 from .errors import ConlluError, Errors, UserError
 
@@ -79,39 +79,37 @@ def piped(nlp, docs: List, batch_size: int, progress: bool = True) -> List:
     return out
 
 
-def write_parsed(nlp, sents: List[Sentence], parsed: List, path: Path, kbest: int = 1,
-                 confidence: bool = False, keep_input_columns: bool = False, header: str = "") -> None:
-    """The input's words (and multiword tokens, comments, MISC) with HEAD
-    and DEPREL from the parsed Docs, and UPOS, XPOS, LEMMA, FEATS from them
-    where the pipeline predicts the column; the columns it does not predict
-    are ``_``, DEPS too, and empty nodes are left out (an enhanced graph the
-    pipeline did not predict), unless ``keep_input_columns``: then they are
-    the input's. ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``;
-    ``header``: comment lines written first."""
-    with atomic_output(path) as f:
-        f.write(header)
-        for sent, doc in zip(sents, parsed):
-            heads, labels = ud_tree(doc)
-            out = sentences_to_doc(nlp.vocab, [sent])
-            stored = out.user_data[USER_DATA_KEY]["sents"][0]
-            set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
-            for annotation, attr in PREDICTED_COLUMNS.items():
-                predicted = doc.has_annotation(annotation)
-                if predicted or not keep_input_columns:
-                    for mine, theirs in zip(out, doc):
-                        if annotation == "MORPH":
-                            mine.set_morph(str(theirs.morph) if predicted else None)
-                        else:
-                            setattr(mine, attr, getattr(theirs, attr) if predicted else "")
-                    if annotation == "MORPH":  # the input's FEATS as written give way too
-                        stored.pop("feats", None)
-            if not keep_input_columns:
-                stored["deps"] = ["_"] * len(sent)
-                stored["empty"] = []
-            for key in (PARSES_KEY, HEAD_PROBS_KEY):
-                if key in doc.user_data:
-                    out.user_data[key] = doc.user_data[key]
-            f.write(doc_to_conllu(out, kbest=kbest, confidence=confidence))
+def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1, confidence: bool = False,
+                  keep_input_columns: bool = False) -> Iterator[str]:
+    """The CoNLL-U text of each (input sentence, parsed Doc): the input's
+    words (and multiword tokens, comments, MISC) with HEAD and DEPREL from
+    the Doc, and UPOS, XPOS, LEMMA, FEATS from it where the pipeline
+    predicts the column; the columns it does not predict are ``_``, DEPS
+    too, and empty nodes are left out (an enhanced graph the pipeline did
+    not predict), unless ``keep_input_columns``: then they are the input's.
+    ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``."""
+    for sent, doc in pairs:
+        heads, labels = ud_tree(doc)
+        out = sentences_to_doc(nlp.vocab, [sent])
+        stored = out.user_data[USER_DATA_KEY]["sents"][0]
+        set_trees([out], np.asarray(heads, dtype=np.int64), labels, [len(heads)])
+        for annotation, attr in PREDICTED_COLUMNS.items():
+            predicted = doc.has_annotation(annotation)
+            if predicted or not keep_input_columns:
+                for mine, theirs in zip(out, doc):
+                    if annotation == "MORPH":
+                        mine.set_morph(str(theirs.morph) if predicted else None)
+                    else:
+                        setattr(mine, attr, getattr(theirs, attr) if predicted else "")
+                if annotation == "MORPH":  # the input's FEATS as written give way too
+                    stored.pop("feats", None)
+        if not keep_input_columns:
+            stored["deps"] = ["_"] * len(sent)
+            stored["empty"] = []
+        for key in (PARSES_KEY, HEAD_PROBS_KEY):
+            if key in doc.user_data:
+                out.user_data[key] = doc.user_data[key]
+        yield doc_to_conllu(out, kbest=kbest, confidence=confidence)
 
 
 def read_text(path: Path) -> List[str]:
@@ -128,14 +126,20 @@ def read_text(path: Path) -> List[str]:
     return texts
 
 
+# sentences (CoNLL-U) read, parsed and written at a time: a file's memory is a chunk's, not the file's
+CHUNK = 2000
+
+
 def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = 1000,
                progress: bool = True, kbest: int = 1, confidence: bool = False,
                keep_input_columns: bool = False, header: str = "") -> FileReport:
-    """Parse one file with ``nlp`` and write its CoNLL-U atomically.
+    """Parse one file with ``nlp`` and write its CoNLL-U atomically, as it
+    goes (the memory of a chunk of ``CHUNK`` sentences, not of the file),
+    with a progress bar in words on a terminal (``progress``).
 
     CoNLL-U input keeps its words, with HEAD and DEPREL replaced, and UPOS,
     XPOS, LEMMA, FEATS where the pipeline predicts them (the rest ``_``,
-    unless ``keep_input_columns``: ``write_parsed``); a DocBin's words are
+    unless ``keep_input_columns``: ``parsed_conllu``); a DocBin's words are
     parsed; raw text (one paragraph or sentence per line) is tokenised by the
     pipeline, each line one Doc (``sentencizer``: split into sentences by
     spaCy's sentencizer, else parsed as one) and written with ``# text`` and
@@ -143,30 +147,58 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     after it; ``confidence``: each word's arc probability in MISC (both
     where the pipeline's parser keeps them: ``n_best``); ``header``: the
     output's first comment lines (``pipelines.header_line``). Bad input raises a
-    one-line ``UserError``."""
+    one-line ``UserError`` and leaves no output."""
+    from tqdm import tqdm
+
     input_path, output_path = Path(input_path), Path(output_path)
     kind = file_kind(input_path)
-    sents: List[Sentence] = []
-    if kind == "conllu":
-        sents = list(read_conllu(input_path))
-        parsed = piped(nlp, input_docs(nlp, sents), batch_size, progress)
-        write_parsed(nlp, sents, parsed, output_path, kbest, confidence, keep_input_columns, header)
-    elif kind == "docbin":
-        from spacy.tokens import Doc
+    report = FileReport(str(input_path), 0, 0, False)
+    input_upos = False
 
-        words = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
-                 for d in read_docbin(input_path)]
-        parsed = piped(nlp, words, batch_size, progress)
-        write_conllu(parsed, output_path, kbest, confidence, header)
-    else:
-        if sentencizer and "sentencizer" not in nlp.pipe_names:
-            nlp.add_pipe("sentencizer", first=True)
-        parsed = piped(nlp, read_text(input_path), batch_size, progress)
-        write_conllu(parsed, output_path, kbest, confidence, header)
-    has_upos = any(d.has_annotation("POS") for d in parsed) or (keep_input_columns and any(
-        u not in ("_", "") for s in sents for u in s.upos))
-    return FileReport(str(input_path), sum(len(d) for d in parsed), sum(1 for d in parsed for _ in d.sents),
-                      has_upos)
+    def counted(docs: Iterable) -> Iterator:
+        for doc in docs:
+            report.words += len(doc)
+            report.sentences += sum(1 for _ in doc.sents)
+            report.has_upos = report.has_upos or doc.has_annotation("POS")
+            bar.update(len(doc))
+            yield doc
+
+    with atomic_output(output_path) as f, tqdm(total=count_words(input_path) if kind != "docbin" else None,
+                                               unit=" words", unit_scale=True, leave=False,
+                                               disable=None if progress else True) as bar:
+        f.write(header)
+        if kind == "conllu":
+            for chunk in chunked(read_conllu(input_path), CHUNK):
+                input_upos = input_upos or any(u not in ("_", "") for s in chunk for u in s.upos)
+                parsed = counted(nlp.pipe(input_docs(nlp, chunk), batch_size=batch_size))
+                for text in parsed_conllu(nlp, zip(chunk, parsed), kbest, confidence, keep_input_columns):
+                    f.write(text)
+        else:
+            if kind == "docbin":
+                from spacy.tokens import Doc
+
+                inputs: Iterable = (Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
+                                    for d in read_docbin(input_path))
+            else:
+                if sentencizer and "sentencizer" not in nlp.pipe_names:
+                    nlp.add_pipe("sentencizer", first=True)
+                inputs = read_text(input_path)
+            for text in docs_to_conllu(counted(nlp.pipe(inputs, batch_size=batch_size)), kbest, confidence):
+                f.write(text)
+    report.has_upos = report.has_upos or (keep_input_columns and input_upos)
+    return report
+
+
+def chunked(items: Iterable, size: int) -> Iterator[List]:
+    """``items`` in lists of ``size`` (the last shorter)."""
+    chunk: List = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 # --- a corpus: its jobs ----------------------------------------------------------------

@@ -283,3 +283,27 @@ def test_ctrl_c_says_how_far_it_got_in_one_line(model, tmp_path, how):
     assert proc.returncode == 130, out + err
     assert "Traceback" not in out + err and len(lines) == 1 and "interrupted:" in lines[0], out + err
     assert "run the same command again" in lines[0]
+
+
+def test_parse_streams_a_file_in_chunks_with_the_same_output(model, tmp_path, monkeypatch):
+    """A file is read, parsed and written a chunk of sentences at a time (its
+    memory a chunk's, not the file's): chunks of 3 give the bytes one chunk gives."""
+    import spacy_planar.corpus as corpus_module
+
+    gold = tmp_path / "in.conllu"
+    gold.write_text("\n\n".join(blocks("dev", 0, 20)) + "\n\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(tmp_path / "whole.conllu")])
+    assert r.exit_code == 0, r.output
+    monkeypatch.setattr(corpus_module, "CHUNK", 3)
+    r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(tmp_path / "chunks.conllu")])
+    assert r.exit_code == 0 and "Parsed 20 sentences" in said(r), r.output
+    assert (tmp_path / "chunks.conllu").read_bytes() == (tmp_path / "whole.conllu").read_bytes()
+    # a bad sentence after the first chunks: one line, and no output at all
+    lines = gold.read_text(encoding="utf-8").split("\n")
+    k = max(i for i, line in enumerate(lines) if line.startswith("2\t"))
+    cols = lines[k].split("\t")
+    cols[6] = "x"
+    lines[k] = "\t".join(cols)
+    gold.write_text("\n".join(lines), encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(tmp_path / "bad.conllu")])
+    assert r.exit_code == 1 and f"{gold}:{k + 1}: [E005]" in r.output and not (tmp_path / "bad.conllu").exists()
