@@ -44,8 +44,8 @@ class Beam:
     move attached, a root by default) (``kbest``: the k-best parses, their
     probabilities and the arcs' confidences)."""
 
-    def __init__(self, system: TransitionSystem, st: States, offsets: np.ndarray, width: int,
-                 density: float = 0.0, merge: bool = False, keep_all: bool = False):
+    def __init__(self, system: TransitionSystem, st: States, offsets: np.ndarray, width: int, *,
+                 density: float, merge: bool, keep_all: bool = False):
         self.system = system
         self.st = st
         self.offsets = offsets

@@ -197,15 +197,16 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
 
 
 def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
-               beam_width: int, density: float = 0.0, merge: bool = True, finish: bool = False,
+               beam_width: int, *, density: float, merge: bool, finish: bool = False,
                tags: Optional[Sequence[Sequence[str]]] = None, finals: Optional[List] = None) -> List[Tree]:
     """Parse with beam search (``beam.Beam``: ``beam_width`` states per
     sentence, ``density``, ``merge``; with ``beam_width`` 1 this is
-    ``greedy_parse``). ``finals``: a list that gets, per sentence, every
+    ``greedy_parse``); ``density`` and ``merge`` have no default here: the
+    component passes its settings (the factory's defaults). ``finals``: a list that gets, per sentence, every
     final state of its beam as (total log-probability, tree, per word the
     log-probability of the move that gave it its head), best first."""
     st = init_states(system, lengths, finish, tags)
-    beam = Beam(system, st, offsets, beam_width, density, merge, keep_all=finals is not None)
+    beam = Beam(system, st, offsets, beam_width, density=density, merge=merge, keep_all=finals is not None)
     while not beam.done:
         beam.advance(score)
     lost = [k for k, tree in enumerate(beam.trees) if tree is None]

@@ -39,6 +39,11 @@ from .errors import Errors, UserError
 Parse = Tuple[float, List[int], List[str]]  # (probability, heads, labels)
 
 
+# the beam that k-best parses and arc probabilities are computed with unless told otherwise
+# (parse --kbest / --confidence, calibrate, render --confidence)
+KBEST_BEAM = 8
+
+
 def distinct_parses(finals: Sequence[Tuple],
                     temperature: float = 1.0) -> List[Parse]:
     """The distinct trees of a beam's final states ``(total, (heads,

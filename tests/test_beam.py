@@ -83,8 +83,8 @@ def test_width_one_is_the_greedy_parse(lengths, seed, name, finish):
     score = feature_scorer(system, sum(lengths), seed)
     offsets = offsets_of(lengths)
     greedy = greedy_parse(system, score, lengths, offsets, finish=finish)
-    assert beam_parse(system, score, lengths, offsets, 1, finish=finish) == greedy
-    assert beam_parse(system, score, lengths, offsets, 1, merge=False, finish=finish) == greedy
+    for merge in (False, True):  # the shipped setting (beam_merge false), and merging
+        assert beam_parse(system, score, lengths, offsets, 1, density=0.0, merge=merge, finish=finish) == greedy
 
 
 def greedy_moves(system, score, n, offset, finish):
@@ -119,7 +119,7 @@ def test_the_beam_records_each_arcs_move(lengths, seed, name, finish):
     score = feature_scorer(system, sum(lengths), seed)
     offsets = offsets_of(lengths)
     finals = []
-    trees = beam_parse(system, score, lengths, offsets, 1, finish=finish, finals=finals)
+    trees = beam_parse(system, score, lengths, offsets, 1, density=0.0, merge=False, finish=finish, finals=finals)
     for n, offset, tree, kept in zip(lengths, offsets, trees, finals):
         (total, final_tree, move_logp), = kept
         ref_total, ref_moves = greedy_moves(system, score, n, int(offset), finish)
@@ -133,7 +133,7 @@ def test_the_beam_records_each_arcs_move(lengths, seed, name, finish):
 def test_beams_give_one_tree_per_sentence(lengths, seed, name, width, density):
     system = make_system(name, LABELS)
     score = feature_scorer(system, sum(lengths), seed)
-    trees = beam_parse(system, score, lengths, offsets_of(lengths), width, density=density, finish=True)
+    trees = beam_parse(system, score, lengths, offsets_of(lengths), width, density=density, merge=False, finish=True)
     assert [len(h) for h, _ in trees] == list(lengths)
     assert all(tree_error(h) is None for h, _ in trees)
 
@@ -152,7 +152,7 @@ def test_a_wide_beam_finds_the_best_derivation(name, labels, lengths, merge):
     score = feature_scorer(system, sum(lengths), 7)
     offsets = offsets_of(lengths)
     for finish in {"2-planar": (True,), "top-down": (False,)}.get(name, (False, True)):
-        trees = beam_parse(system, score, lengths, offsets, 100000, merge=merge, finish=finish)
+        trees = beam_parse(system, score, lengths, offsets, 100000, density=0.0, merge=merge, finish=finish)
         for n, offset, tree in zip(lengths, offsets, trees):
             assert tree == exhaustive_best(system, score, n, int(offset), finish)[1]
 
@@ -185,7 +185,7 @@ def test_swap_parses_keep_uds_label_rules(width, monkeypatch):
     def parse():
         if width == 1:
             return greedy_parse(system, score, lengths, offsets_of(lengths), finish=True)
-        return beam_parse(system, score, lengths, offsets_of(lengths), width, finish=True)
+        return beam_parse(system, score, lengths, offsets_of(lengths), width, density=0.0, merge=False, finish=True)
 
     trees = parse()
     assert all(tree_error(heads) is None for heads, _ in trees)

@@ -9,6 +9,7 @@ import typer
 
 from ..conllu_io import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
 from ..errors import Errors, UserError
+from ..kbest import KBEST_BEAM
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
 
@@ -17,7 +18,7 @@ def calibrate(
     model: Path = typer.Argument(..., help="A trained pipeline with a planar_parser"),
     dev: Path = typer.Argument(..., help="Held-out gold CoNLL-U (the dev split; never the test split)"),
     output: Path = typer.Argument(..., help="Where the calibrated pipeline goes (may be MODEL itself)"),
-    beam: int = typer.Option(8, "--beam", help="The beam whose marginals are calibrated (parse with the same)"),
+    beam: int = typer.Option(KBEST_BEAM, "--beam", help="The beam whose marginals are calibrated (parse with the same)"),
 ) -> None:
     """Fit the arc probabilities (``Token._.head_prob``, ``parse
     --confidence``) of every planar_parser of a pipeline on dev: its words

@@ -12,6 +12,7 @@ from ..conllu_io import Sentence, file_kind
 from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, input_docs, parse_corpus,
                       parse_file, piped)
 from ..errors import Errors, UserError
+from ..kbest import KBEST_BEAM
 from ..pipelines import header_line, pipeline_id, pipeline_path
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
@@ -39,7 +40,7 @@ def parse(
                               "ones as blocks # sent_id = ID/2 ...) with # parse_prob; parses with a beam"),
     confidence: bool = typer.Option(False, "--confidence", "-c", help="Write each word's arc probability as "
                                     "HeadProb=P in MISC; parses with a beam"),
-    beam: int = typer.Option(8, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
+    beam: int = typer.Option(KBEST_BEAM, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
     keep_input_columns: bool = typer.Option(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
                                             "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, and its DEPS "
                                             "and empty nodes (default: '_', as predicted by nothing)"),

@@ -9,6 +9,7 @@ import typer
 from ..conllu_io import HEAD_PROBS_KEY, atomic_output, check_input, head_prob, read_conllu, sentences_to_doc
 from ..pipelines import pipeline_path
 from ..errors import Errors, UserError
+from ..kbest import KBEST_BEAM
 from ..render import html_page, sentence_svgs, stacked_svg
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 from .parse import is_conllu
@@ -53,7 +54,7 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confi
         raise UserError(Errors.E085.format(source=source))
     if not text.strip():
         raise UserError(Errors.E120)
-    nlp = load_pipeline(source, {"beam_width": 8, "n_best": 2} if confidence else None)
+    nlp = load_pipeline(source, {"beam_width": KBEST_BEAM, "n_best": 2} if confidence else None)
     return [nlp(text)]
 
 
