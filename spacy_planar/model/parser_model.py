@@ -271,6 +271,8 @@ class StateScorer:
         order (the parse loop reads the words that are not whitespace)."""
         xp = self.model.ops.xp
         rows = xp.asarray(rows)
+        # a shallow copy, not the constructor: the constructor runs the tok2vec and precomputes the whole
+        # table, which this copy shares, the rows it keeps aside
         out = object.__new__(StateScorer)
         out.__dict__.update(self.__dict__)
         out.table = xp.concatenate([self.table[rows], self.table[-1:]], axis=0)

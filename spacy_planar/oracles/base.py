@@ -54,6 +54,8 @@ class Oracle:
     def select(self, keep: np.ndarray) -> "Oracle":
         """The oracle of the rows ``keep`` (as ``States.select`` keeps the
         states' rows): every field of ``row_fields``, row by row."""
+        # a copy with the rows' fields cut, not the constructor: the constructor computes every gold tree's
+        # plan again (the oracle is computed when built), which these rows already have
         out = object.__new__(type(self))
         out.__dict__.update(self.__dict__)
         for name in self.row_fields:

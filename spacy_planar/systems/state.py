@@ -238,6 +238,8 @@ class States:
     def select(self, keep: np.ndarray) -> "States":
         """A new States holding only the rows ``keep`` (the parse loop drops
         finished rows, so that each step costs in proportion to the live ones)."""
+        # field by field, not the constructor: the constructor makes initial states from sentence lengths,
+        # this keeps rows of states in the middle of their parse
         out = object.__new__(States)
         for name in self.ROW_FIELDS:
             value = getattr(self, name)
