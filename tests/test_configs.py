@@ -477,3 +477,26 @@ def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     nlp = spacy.load(project / "training" / "la_ittb" / "ud_vectors" / "model-best")
     assert nlp.vocab.vectors.mode == "floret" and nlp.lang == "la"
     assert "UPOS (CoNLL 2018)" in res.stdout
+
+
+def test_the_readme_options_table_says_the_factory_defaults():
+    """README's Options table gives each planar_parser setting's default in
+    brackets (first, before any config's own): the factory's default_config's."""
+    import json
+
+    from spacy.language import Language
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text(encoding="utf-8").split("## Options\n", 1)[1].split("\n## ", 1)[0]
+    rows = {name: row.rsplit(" [", 1)[1][:-len("] |")]  # the bracket that ends the row
+            for name, row in re.findall(r"^\| `([\w.]+)` \|(.*\] \|)$", text, re.M)}
+    import spacy_planar.component  # noqa: F401 (registers the factory)
+
+    defaults = Language.get_factory_meta("planar_parser").default_config
+    plain = {k: v for k, v in defaults.items() if not isinstance(v, dict) and k not in ("scorer",)}
+    assert set(plain) <= set(rows), sorted(set(plain) - set(rows))
+    for key, value in plain.items():
+        said = rows[key].split(";")[0].strip()
+        assert said == (value if isinstance(value, str) else json.dumps(value)), (key, said, value)
+    system = defaults["transition_system"]
+    assert rows["transition_system"] == f"{system['@transition_systems'].split('.')[1].replace('_', '-')}, {system['encoding']}"
