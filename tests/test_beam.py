@@ -201,7 +201,9 @@ def test_signature_ignores_arcs_out_of_play():
     step earlier, word 2 is still in play and its dependent's label tells
     them apart."""
     system = make_system("arc-eager", LABELS)
-    act = lambda move, label: system.table.action(np.array([move]), np.array([system.label_ids[label]]))
+
+    def act(move, label):
+        return system.table.action(np.array([move]), np.array([system.label_ids[label]]))
     from spacy_planar.systems.state import LEFT, SHIFT
     states = []
     for first in ("a", "b"):
