@@ -116,11 +116,13 @@ class _CheckedLines:
     each sentence block before passing it on; the checked blocks (raw lines with
     their numbers) wait in ``self.blocks`` for the reader, in order."""
 
-    def __init__(self, stream: IO[bytes], path: str, skip_invalid: bool, report: SkipReport):
+    def __init__(self, stream: IO[bytes], path: str, skip_invalid: bool, report: SkipReport,
+                 words_only: bool = False):
         self.stream = stream
         self.path = path
         self.skip_invalid = skip_invalid
         self.report = report
+        self.words_only = words_only  # HEAD and DEPREL neither checked nor read (``read_conllu``)
         self.blocks: deque = deque()
 
     def read(self) -> str:  # conllu.parse_incr asks for a file-like object
@@ -161,6 +163,8 @@ class _CheckedLines:
         if block.error is not None:
             self.report.skipped.append(block.error)
             return
+        if self.words_only:
+            block.lines = [(n, _without_tree(line)) for n, line in block.lines]
         self.blocks.append(block)
         for _, line in block.lines:
             yield line + "\n"
@@ -185,7 +189,7 @@ class _CheckedLines:
                 n_words += 1
                 if int(tid) != n_words:
                     return self.fail(block, lineno, Errors.E004.format(id=tid, expected=n_words))
-                head = cols[6]
+                head = "_" if self.words_only else cols[6]
                 if head != "_":
                     if not _HEAD.match(head):
                         return self.fail(block, lineno, Errors.E005.format(head=head))
@@ -220,12 +224,23 @@ class _CheckedLines:
             return self.fail(block, unannotated[0][0], Errors.E010.format(ids=ids))
 
 
+def _without_tree(line: str) -> str:
+    """A word line with HEAD and DEPREL blank (other lines as they are)."""
+    cols = line.split("\t")
+    if line.startswith("#") or len(cols) != 10 or not _ID_WORD.match(cols[0]):
+        return line
+    cols[6] = cols[7] = "_"
+    return "\t".join(cols)
+
+
 def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
-                report: Optional[SkipReport] = None) -> Iterator[Sentence]:
+                report: Optional[SkipReport] = None, words_only: bool = False) -> Iterator[Sentence]:
     """Stream the sentences of a CoNLL-U file.
 
     Raises ``ConlluError`` (file, line, reason) on the first malformed sentence,
     or with ``skip_invalid`` leaves it out and records it in ``report``.
+    ``words_only``: the sentences to parse, their HEAD and DEPREL neither
+    checked nor read (a file whose trees are wrong still has words).
     """
     path = str(path)
     if report is None:
@@ -234,7 +249,7 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
     if kind != "conllu" and os.path.getsize(path):
         raise ConlluError(path, 1, Errors.E017 if kind == "docbin" else Errors.E018)
     with open(path, "rb") as stream:
-        lines = _CheckedLines(stream, path, skip_invalid, report)
+        lines = _CheckedLines(stream, path, skip_invalid, report, words_only)
         found = False
         for tokenlist in conllu.parse_incr(lines, field_parsers=_FIELD_PARSERS):
             found = True

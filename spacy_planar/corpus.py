@@ -168,7 +168,7 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                                                disable=None if progress else True) as bar:
         f.write(header)
         if kind == "conllu":
-            for chunk in chunked(read_conllu(input_path), CHUNK):
+            for chunk in chunked(read_conllu(input_path, words_only=True), CHUNK):
                 input_upos = input_upos or any(u not in ("_", "") for s in chunk for u in s.upos)
                 parsed = counted(nlp.pipe(input_docs(nlp, chunk), batch_size=batch_size))
                 for text in parsed_conllu(nlp, zip(chunk, parsed), kbest, confidence, keep_input_columns):
