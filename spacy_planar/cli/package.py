@@ -112,6 +112,7 @@ def package_meta(model: Path, name: str, version: str, test: Optional[Path], lic
         src_name, _, url = source.partition("=")
         meta["sources"] = [{"name": src_name, "url": url, "license": license_}]
     if test is not None:
+        msg.info(f"Scoring the pipeline on {test} (CoNLL 2018 scorer)")
         meta.setdefault("performance", {}).update(test_scores(str(model), test))
     return meta
 
@@ -164,10 +165,12 @@ def package(
                       create_wheel=False, force=True, require_parent=True, silent=True)
         built = Path(tmp) / f"{full_name}-{version}"
         (Path(tmp) / "dist").mkdir()
+        msg.info(f"Building the wheels of {full_name} and spacy-planar")
         wheel = build_wheel(built, Path(tmp) / "dist", isolation)
         planar = (build_wheel(root, Path(tmp) / "dist", isolation) if planar_wheel is None
                   else Path(shutil.copy(planar_wheel, Path(tmp) / "dist")))
         if dependencies:
+            msg.info("Fetching the wheels of " + ", ".join(dependency_pins()))
             try:
                 download_dependencies(Path(tmp) / "dist")
             except USER_ERRORS as e:
