@@ -63,17 +63,21 @@ def scored_metrics(columns: Dict[str, str]) -> Tuple[str, ...]:
     return tuple(m for m in OFFICIAL if all(columns[c] == "predicted" for c in METRIC_COLUMNS.get(m, ())))
 
 
-def conll18_scores(gold: Path, system: Path) -> Dict[str, float]:
+def conll18_scores(gold: Path, system: Path, several_roots: bool = False) -> Dict[str, float]:
     """The CoNLL 2018 scorer's F1 (x 100) of each metric in ``OFFICIAL``,
-    ``system`` against ``gold``."""
+    ``system`` against ``gold``. ``several_roots``: the system file may have
+    sentences with more than one root (the scorer's own
+    ``multiple_roots_okay``, for the system file only: each word's head is
+    scored as it is), which it otherwise refuses."""
     from udtools import udeval
 
     files = {}
     for name, path in (("gold", gold), ("system", system)):
         # as our reader does, a last sentence without its blank line is read (the scorer wants one)
         text = read_utf8(path).rstrip("\n") + "\n\n"
+        kind = {"multiple_roots_okay": True} if several_roots and name == "system" else {}
         try:
-            files[name] = udeval.load_conllu(io.StringIO(text), str(path), {})
+            files[name] = udeval.load_conllu(io.StringIO(text), str(path), kind)
         except udeval.UDError as e:
             raise UserError(Errors.E043.format(path=path, reason=str(e).splitlines()[0])) from None
     try:

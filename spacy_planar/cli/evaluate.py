@@ -157,13 +157,20 @@ def evaluate(
             columns = system_columns(gold, best)
         except USER_ERRORS as e:
             fail(str(e))
+        several_roots = False
         try:
             official = conll18_scores(gold, best)
-        except USER_ERRORS as e:  # e.g. two roots in a sentence: no official figures, ours still
+        except USER_ERRORS as e:
             official = None
-            if scores is None:
+            if "multiple roots" in str(e):  # the system's sentences with several roots: scored word by word
+                several_roots = True
+                official = conll18_scores(gold, best, several_roots=True)
+                if not as_json:
+                    msg.warn(f"{system} has sentences with several roots, which the CoNLL 2018 scorer refuses by "
+                             "default: scored with its multiple_roots_okay (each word's head as it is)")
+            elif scores is None:
                 fail(f"{words_differ}; the CoNLL 2018 scorer cannot align the words either: {e}")
-            if not as_json:
+            elif not as_json:
                 msg.warn(f"{e}; only this project's figures follow")
         if scores is None and not as_json:
             msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
@@ -188,7 +195,7 @@ def evaluate(
     if diagram is not None and "calibration" not in extra and not as_json:
         msg.warn(f"{system} has no HeadProb (parse --confidence writes them): no diagram written")
     if as_json:
-        print(json.dumps({"official": official, "columns": columns,
+        print(json.dumps({"official": official, "columns": columns, "several_roots": several_roots,
                           **({"LAS_whole_labels": res["LAS whole labels"], **ours, "by_length": scores.by_length(),
                               "long_arcs": scores.long_arcs()} if scores is not None else {}), **extra}, indent=2))
         return
