@@ -63,7 +63,7 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
         if own_tok2vec:
             assert embed == theirs["tok2vec"]["model"]["embed"]
         else:  # spaCy's own embedding, inside the character CNN
-            assert embed["@architectures"] == "spacy-planar.CharEmbed.v1"
+            assert embed["@architectures"] == "spacy-planar.CharEmbed.v2"
             assert embed["embed"] == theirs["tok2vec"]["model"]["embed"]
         assert set(mine) == set(theirs)
 

@@ -1,4 +1,4 @@
-"""The word encoders of spacy_planar.model: the character CNN (CharEmbed.v1)
+"""The word encoders of spacy_planar.model: the character CNN (CharEmbed.v2)
 and the BiLSTM encoder (BiLSTMEncoder.v1), on NumpyOps and, where cupy has a
 GPU, CupyOps."""
 import numpy as np
@@ -279,7 +279,7 @@ def test_a_pipeline_with_the_bilstm_trains_and_parses_on_these_ops(ops):
 
 
 def test_word_dropout_zeroes_whole_words_while_training_only():
-    """CharEmbed.v1's ``word_dropout``: while training, about that share of
+    """CharEmbed.v2's ``word_dropout``: while training, about that share of
     words get a zero ``embed`` vector (all of its columns), the others are
     scaled; when predicting, the vectors are the embedding's own."""
     from spacy.ml.models.tok2vec import MultiHashEmbed

@@ -1,4 +1,4 @@
-"""``spacy-planar.CharEmbed.v1``: a word's characters, read by a small CNN.
+"""``spacy-planar.CharEmbed.v2``: a word's characters, read by a small CNN (and static vectors).
 
 For inflected languages with many unseen word forms, as UDPipe 2 and Stanza
 read each word's characters: every character of the word (its first
