@@ -204,8 +204,8 @@ def test_every_entry_point_resolves():
             else:
                 assert registry.transition_systems.get(ep.name) is func
                 assert func()(["obj"], "root").table.names()
-    # the factory, 5 architectures, the scorer, the callback and 5 transition systems
-    assert found == 13
+    # the factory, 6 architectures (CharEmbed v1 and v2), the scorer, the callback and 5 transition systems
+    assert found == 14
 
 
 def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from conftest import treebank
 from spacy_planar.cli import app
+from spacy_planar.conllu_io import read_conllu
 
 floret = pytest.importorskip("floret")
 runner = CliRunner()
@@ -154,3 +155,34 @@ def test_unreadable_text_is_one_line(tmp_path):
     assert r.exit_code == 1 and "broken.txt.xz" in r.output and "E113" in r.output
     r = runner.invoke(app, ["vectors", str(tmp_path / "v"), str(bad), "--dim", "0"])
     assert r.exit_code == 1 and "E112" in r.output
+
+
+def test_the_shipped_configs_pretrain_and_load_the_pretrained_tok2vec(tmp_path, vectors_dir):
+    """`spacy pretrain configs/ud.cfg` runs on the text `vectors --text-out`
+    keeps (with the vectors too), and `--paths.init_tok2vec` really starts
+    the tok2vec from its weights (a config without a [pretraining] section
+    would skip them without a word)."""
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config
+
+    text = tmp_path / "text.jsonl"
+    raw = tmp_path / "raw.txt"
+    raw.write_text("\n".join(" ".join(s.forms) for s in read_conllu(treebank("got_proiel", "dev"))) + "\n",
+                   encoding="utf-8")
+    r = runner.invoke(app, ["vectors", str(tmp_path / "v"), str(raw), "--dim", "8", "--bucket", "1000",
+                            "--min-count", "1", "--threads", "1", "--text-out", str(text)])
+    assert r.exit_code == 0, r.output
+    assert text.read_text(encoding="utf-8").count("\n") == 985
+    config = Path(__file__).resolve().parents[1] / "configs" / "ud.cfg"
+    out = tmp_path / "pretrained"
+    cmd = [sys.executable, "-m", "spacy", "pretrain", str(config), str(out), "--paths.raw_text", str(text),
+           "--paths.vectors", str(vectors_dir), "--pretraining.max_epochs", "1"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    weights = (out / "model-last.bin").read_bytes()
+    corpus = tmp_path / "train.spacy"
+    assert runner.invoke(app, ["convert", str(treebank("got_proiel", "dev")), str(corpus)]).exit_code == 0
+    cfg = load_config(config, overrides={"paths.train": str(corpus), "paths.dev": str(corpus),
+                                         "paths.vectors": str(vectors_dir), "paths.init_tok2vec": str(out / "model-last.bin")})
+    nlp = init_nlp(cfg)
+    assert nlp.get_pipe("tok2vec").model.to_bytes() == weights

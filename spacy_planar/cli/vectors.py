@@ -18,7 +18,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import typer
 
@@ -44,6 +44,17 @@ def train_floret(text: Path, out: Path, model: str, dim: int, epochs: int, minn:
                                         minn=minn, maxn=maxn, dim=dim, epoch=epochs, minCount=min_count,
                                         thread=threads, verbose=verbose)
     trained.save_floret_vectors(str(out))
+
+
+def write_jsonl(text: Path, out: Path) -> None:
+    """The lines of ``text`` as spaCy's JsonlCorpus reads them ({"text": line}), atomically at ``out``."""
+    import srsly
+
+    from ..conllu_io import atomic_output
+
+    with text.open(encoding="utf-8") as lines, atomic_output(out) as f:
+        for line in lines:
+            f.write(srsly.json_dumps({"text": line.rstrip("\n")}) + "\n")
 
 
 def _check_sizes(**values: int) -> None:
@@ -87,6 +98,9 @@ def vectors(
                                 help="floret's threads (default: every core; 1 gives the same vectors on every run)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT_DIR if it exists (once the new "
                                    "vectors are written)"),
+    text_out: Optional[Path] = typer.Option(None, "--text-out", help="Also write the text as read (NFC, tokenized, "
+                                            "held-out lines left out) here as JSONL: `spacy pretrain`'s "
+                                            "--paths.raw_text"),
 ) -> None:
     """Train floret vectors on a language's own text and store them for spaCy.
 
@@ -125,6 +139,8 @@ def vectors(
             "floret": {"model": model, "dim": dim, "epochs": epochs, "minn": minn, "maxn": maxn, "bucket": bucket,
                        "min_count": min_count, "hash_count": 2}}
         nlp.to_disk(Path(tmp) / "pipeline")
+        if text_out is not None:
+            write_jsonl(text, text_out)
         if output_dir.exists():
             shutil.rmtree(output_dir) if output_dir.is_dir() else output_dir.unlink()
         shutil.move(str(Path(tmp) / "pipeline"), str(output_dir))
