@@ -111,6 +111,61 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
     return out
 
 
+def our_scores(gold: Path, best: Path, alternatives: List[List[str]], folder: Path, diagram: Optional[Path]
+               ) -> Tuple[Optional[Scores], Dict, Optional[UserError]]:
+    """This project's figures of a system over the gold's words (and the
+    k-best and calibration report), or None and the reason where the words
+    differ (E040, E041: the official scorer aligns them, ours cannot)."""
+    scores = Scores()
+    try:
+        for g, s in paired_trees(gold, best):
+            scores.add(g, s)
+        return scores, confidence_report(gold, best, alternatives, folder, diagram), None
+    except UserError as e:
+        if not str(e).startswith(("[E040]", "[E041]")):
+            raise
+        return None, {}, e
+
+
+def official_scores(gold: Path, best: Path, system: Path, words_differ: Optional[UserError], quiet: bool
+                    ) -> Tuple[Optional[Dict[str, float]], bool]:
+    """The CoNLL 2018 scorer's figures and whether the system has sentences
+    with several roots (scored with the scorer's ``multiple_roots_okay``);
+    None where the scorer refuses the file otherwise (ours follow alone, or,
+    where the words differ too, one line and exit 1)."""
+    try:
+        return conll18_scores(gold, best), False
+    except USER_ERRORS as e:
+        if "multiple roots" in str(e):  # the system's sentences with several roots: scored word by word
+            if not quiet:
+                msg.warn(f"{system} has sentences with several roots, which the CoNLL 2018 scorer refuses by "
+                         "default: scored with its multiple_roots_okay (each word's head as it is)")
+            return conll18_scores(gold, best, several_roots=True), True
+        if words_differ is not None:
+            fail(f"{words_differ}; the CoNLL 2018 scorer cannot align the words either: {e}")
+        if not quiet:
+            msg.warn(f"{e}; only this project's figures follow")
+        return None, False
+
+
+def figures(official: Optional[Dict], ours: Dict, extra: Dict, columns: Dict[str, str]) -> Dict:
+    """The rows of ``evaluate``'s table: the official figures of the
+    columns the system predicted, ours, the k-best and calibration ones, and
+    the columns not scored."""
+    res = {f"{k} (CoNLL 2018)": v for k, v in (official or {}).items()}
+    res.update(ours)
+    for k, v in extra.get("kbest_oracle_LAS", {}).items():
+        res[f"{k}-best oracle LAS"] = v
+    if "calibration" in extra:
+        res["arc probabilities: ECE"] = extra["calibration"]["ECE"]
+        for key in ("Brier", "AUROC", "errors_in_least_20pc"):
+            res[f"arc probabilities: {key.replace('_', ' ').replace('pc', '%')}"] = extra["calibration"][key]
+    left_out = {name: how for name, how in columns.items() if how != "predicted"}
+    if left_out:
+        res["not scored"] = ", ".join(f"{name} ({how})" for name, how in left_out.items())
+    return res
+
+
 @app.command()
 def evaluate(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U"),
@@ -124,82 +179,49 @@ def evaluate(
 
     First the CoNLL 2018 shared task's scorer (UD's udtools): UAS, LAS,
     CLAS, MLAS, BLEX over universal relations (obl:arg counts as obl), and
-    UPOS, XPOS, UFeats, Lemmas (right only where the system file predicts
-    them). Then what it lacks: LAS over whole labels, exact match,
-    non-projective arc P/R/F, UAS / LAS by gold arc length, and over the
-    long arcs (7+) by gold label and side of the head (``--json``: all of
-    them). A file the official scorer refuses (two roots in a sentence)
-    gets ours alone, with a warning. A file of ``parse --kbest`` is scored
-    on its best parses, and its k-best oracle LAS is added; one with
-    ``HeadProb`` (``parse --confidence``) gets the calibration of those
-    probabilities (expected calibration error, 10 bins). Only the columns
-    the system predicted are scored: one blank or the same as the gold's on
-    every word (copied by parse --keep-input-columns) is named and left out
-    (its metrics too: MLAS needs UPOS and FEATS, BLEX LEMMA). A system whose
-    words differ from the gold's (raw text parsed) gets the official
-    figures alone: the scorer aligns the words; ours need the same ones."""
-    scores = Scores()
-    extra: Dict = {}
+    UPOS, XPOS, UFeats, Lemmas. Then what it lacks: LAS over whole labels,
+    exact match, non-projective arc P/R/F, UAS / LAS by gold arc length, and
+    over the long arcs (7+) by gold label and side of the head (``--json``:
+    all of them). A system with sentences of several roots is scored with
+    the scorer's multiple_roots_okay, and says so. A file of ``parse
+    --kbest`` is scored on its best parses, and its k-best oracle LAS is
+    added; one with ``HeadProb`` (``parse --confidence``) gets the
+    calibration of those probabilities (expected calibration error, 10
+    bins). Only the columns the system predicted are scored: one blank or
+    the same as the gold's on every word (copied by parse
+    --keep-input-columns) is named and left out (its metrics too: MLAS needs
+    UPOS and FEATS, BLEX LEMMA). A system whose words differ from the
+    gold's (raw text parsed) gets the official figures alone: the scorer
+    aligns the words; ours need the same ones. (Over 60 lines: a typer
+    command, its options in its signature and this help.)"""
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:
         try:
             check_input(system)
             best, alternatives = split_kbest(system, Path(tmp))
-            try:
-                for g, s in paired_trees(gold, best):
-                    scores.add(g, s)
-                extra = confidence_report(gold, best, alternatives, Path(tmp), diagram)
-            except UserError as e:
-                if not str(e).startswith(("[E040]", "[E041]")):
-                    raise
-                scores, words_differ = None, e
+            scores, extra, words_differ = our_scores(gold, best, alternatives, Path(tmp), diagram)
             columns = system_columns(gold, best)
         except USER_ERRORS as e:
             fail(str(e))
-        several_roots = False
-        try:
-            official = conll18_scores(gold, best)
-        except USER_ERRORS as e:
-            official = None
-            if "multiple roots" in str(e):  # the system's sentences with several roots: scored word by word
-                several_roots = True
-                official = conll18_scores(gold, best, several_roots=True)
-                if not as_json:
-                    msg.warn(f"{system} has sentences with several roots, which the CoNLL 2018 scorer refuses by "
-                             "default: scored with its multiple_roots_okay (each word's head as it is)")
-            elif scores is None:
-                fail(f"{words_differ}; the CoNLL 2018 scorer cannot align the words either: {e}")
-            elif not as_json:
-                msg.warn(f"{e}; only this project's figures follow")
-        if scores is None and not as_json:
-            msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
-    scored = scored_metrics(columns)
+        official, several_roots = official_scores(gold, best, system, words_differ, as_json)
+    if words_differ is not None and not as_json:
+        msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
     if official is not None:
-        official = {k: v for k, v in official.items() if k in scored}
-    left_out = {name: how for name, how in columns.items() if how != "predicted"}
+        official = {k: v for k, v in official.items() if k in scored_metrics(columns)}
     ours = scores.as_dict() if scores is not None else {}
-    res = {**{f"{k} (CoNLL 2018)": v for k, v in (official or {}).items()}}
     if scores is not None:
-        res["LAS whole labels"] = ours.pop("LAS")
-        ours.pop("UAS")
-    res.update(ours)
-    for k, v in extra.get("kbest_oracle_LAS", {}).items():
-        res[f"{k}-best oracle LAS"] = v
-    if "calibration" in extra:
-        res["arc probabilities: ECE"] = extra["calibration"]["ECE"]
-        for key in ("Brier", "AUROC", "errors_in_least_20pc"):
-            res[f"arc probabilities: {key.replace('_', ' ').replace('pc', '%')}"] = extra["calibration"][key]
-    if left_out:
-        res["not scored"] = ", ".join(f"{name} ({how})" for name, how in left_out.items())
+        ours = {"LAS whole labels": ours.pop("LAS"), **{k: v for k, v in ours.items() if k != "UAS"}}
     if diagram is not None and "calibration" not in extra and not as_json:
         msg.warn(f"{system} has no HeadProb (parse --confidence writes them): no diagram written")
     if as_json:
-        print(json.dumps({"official": official, "columns": columns, "several_roots": several_roots,
-                          **({"LAS_whole_labels": res["LAS whole labels"], **ours, "by_length": scores.by_length(),
-                              "long_arcs": scores.long_arcs()} if scores is not None else {}), **extra}, indent=2))
+        whole = {"LAS_whole_labels": ours.pop("LAS whole labels")} if scores is not None else {}
+        print(json.dumps({"official": official, "columns": columns, "several_roots": several_roots, **whole, **ours,
+                          **({"by_length": scores.by_length(), "long_arcs": scores.long_arcs()} if scores is not None else {}),
+                          **extra}, indent=2))
         return
-    msg.table([(k, shown(ours, k) if k in ours else (f"{v:.2f}" if isinstance(v, float) else v))
+    res = figures(official, ours, extra, columns)
+    msg.table([(k, shown(ours, k) if k in ours and k.startswith("NP_") else (f"{v:.2f}" if isinstance(v, float) else v))
                for k, v in res.items()], title=f"{system} against {gold}")
     if scores is None:
         return

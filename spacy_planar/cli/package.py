@@ -141,7 +141,7 @@ def package(
     spacy-planar's own into OUTPUT_DIR/dist, so that ``pip install
     --no-index --find-links OUTPUT_DIR/dist LANG_NAME`` installs it where
     spaCy is installed and this repository is not, and ``spacy.load("LANG_NAME")``
-    loads it."""
+    loads it. (Over 60 lines: a typer command, its options in its signature.)"""
     from spacy.cli.package import package as spacy_package
 
     try:

