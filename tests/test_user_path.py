@@ -53,6 +53,9 @@ BAD_INPUTS = {
     "a directory": lambda tmp: str(tmp),
     "an empty file": lambda tmp: (tmp / "empty.conllu").write_text("") and None or str(tmp / "empty.conllu"),
     "a missing file": lambda tmp: str(tmp / "missing.conllu"),
+    "a Latin-1 file": lambda tmp: (tmp / "latin1.conllu").write_bytes(
+        "# text = caf\xe9\n1\tcaf\xe9\t_\t_\t_\t_\t0\troot\t_\t_\n\n".encode("latin-1")) and str(tmp / "latin1.conllu"),
+    "a binary file": lambda tmp: (tmp / "bin.conllu").write_bytes(bytes(range(256)) * 4) and str(tmp / "bin.conllu"),
 }
 
 

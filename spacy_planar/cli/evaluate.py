@@ -245,7 +245,7 @@ def validate(
         if not 1 <= level <= 5:
             raise UserError(Errors.E044.format(level=level))
         check_input(path)
-        if not path.read_bytes().strip():
+        if not read_utf8(path).strip():  # not UTF-8: one line naming the line (the validator would crash)
             raise ConlluError(path, 1, Errors.E015)
     except USER_ERRORS as e:
         fail(str(e))
