@@ -18,6 +18,7 @@ worker plugin; a pool's initializer on one machine). No engine of our own.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from contextlib import contextmanager
@@ -357,9 +358,15 @@ def run_local(model: str, jobs: Sequence[Job], options: ParseOptions, n_process:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
-    with ProcessPoolExecutor(n_process, mp_context=context, initializer=_init_pool_process,
-                             initargs=(model,)) as pool:
+    # the pool's processes start (at the submissions) ignoring SIGINT, which they inherit: Ctrl-C reaches this
+    # process alone, which stops the pool, instead of each process printing its own traceback
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pool = ProcessPoolExecutor(n_process, mp_context=context, initializer=_init_pool_process, initargs=(model,))
         futures = {pool.submit(run_job, model, job, options): job for job in jobs}
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    with pool:
         try:
             for future in as_completed(futures):
                 done(futures[future], future.result())
