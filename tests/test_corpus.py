@@ -273,7 +273,9 @@ def test_ctrl_c_says_how_far_it_got_in_one_line(model, tmp_path, how):
     line (files done, rerun to resume), exit 130, no traceback."""
     corpus = write_corpus(tmp_path / "in", 40, sents_per_file=20)
     cmd = [sys.executable, "-m", "spacy_planar", "parse-corpus", str(model), str(corpus), str(tmp_path / "out"), *how]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # started as a shell starts a program in the foreground: SIGINT at its default, whatever this process has
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while time.time() < deadline and not list((tmp_path / "out").rglob("*.conllu")):
         time.sleep(0.2)
