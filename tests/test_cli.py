@@ -120,3 +120,13 @@ def test_validate_runs_the_ud_validator(tmp_path):
     assert res.exit_code == 1 and "FAILED" in res.output and "root" in res.output, res.output
     res = runner.invoke(app, ["validate", str(good), "--level", "7"])
     assert res.exit_code == 1 and "[E044]" in res.output
+
+
+def test_flags_show_no_value_in_help():
+    """A flag of ours takes no value: typer's ``<bool>`` does not follow it in
+    --help (typer's own --help line keeps it)."""
+    for command in (["parse"], ["parse-corpus"], ["compare"], ["vectors"], ["package"], ["evaluate"]):
+        res = runner.invoke(app, [*command, "--help"])
+        lines = [line for line in res.output.splitlines() if "--help" not in line]
+        assert res.exit_code == 0 and any("--" in line for line in lines), command
+        assert not [line for line in lines if "<bool>" in line], (command, res.output)

@@ -25,6 +25,12 @@ app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=Tru
                   help="Non-projective transition-based dependency parsing for spaCy.")
 
 
+def flag(default: bool, *names: str, **options):
+    """A typer option for a flag, shown without the ``<bool>`` that typer's
+    help would put after it (a flag takes no value)."""
+    return typer.Option(default, *names, metavar="", **options)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"spacy-planar {__version__}")
@@ -32,7 +38,7 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+def _main(version: bool = flag(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit")) -> None:
     """Non-projective transition-based dependency parsing for spaCy."""
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: throughput in words per second.")

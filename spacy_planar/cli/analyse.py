@@ -18,7 +18,7 @@ from ..transforms import TRANSFORMS
 from ..systems import SYSTEMS, system_for_trees
 from ..systems.base import PseudoProjective
 from ..trees import analyse
-from ._app import USER_ERRORS, app, fail, msg, trees_of
+from ._app import USER_ERRORS, app, fail, flag, msg, trees_of
 
 
 def stats_of(path: Path) -> Dict:
@@ -48,7 +48,7 @@ def stats_of(path: Path) -> Dict:
 @app.command()
 def stats(
     files: List[Path] = typer.Argument(..., help="CoNLL-U files"),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per file, counts"),
+    as_json: bool = flag(False, "--json", help="One JSON object per file, counts"),
 ) -> None:
     """Projectivity, planarity, m-planarity and ill-nestedness of treebanks."""
     try:
@@ -78,7 +78,7 @@ def stats(
 def transform_check_cmd(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
     encoding: str = typer.Option("head+path", "--encoding", "-e", help="|".join(ENCODINGS)),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
     failures: int = typer.Option(0, "--failures", help="Show up to N arcs not restored"),
     transforms: List[str] = typer.Option([], "--transform", "-t",
                                          help="A tree transform (repeat for several; 'all'): " + "|".join(TRANSFORMS)),
@@ -147,7 +147,7 @@ def oracle(
     system: str = typer.Option("2-planar", "--system", "-s", help="arc-eager|planar|2-planar|swap|top-down"),
     oracle_name: str = typer.Option("lazy", "--oracle", "-o", help="swap: eager|lazy"),
     encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager, top-down: " + "|".join(ENCODINGS)),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """Run a system's static oracle over every tree of a treebank.
 

@@ -16,7 +16,7 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..errors import Errors, UserError
-from ._app import USER_ERRORS, beam_options, bench_app, fail, load_pipeline, msg, trees_of
+from ._app import USER_ERRORS, beam_options, bench_app, fail, flag, load_pipeline, msg, trees_of
 from .analyse import stats_of
 
 
@@ -60,7 +60,7 @@ def report(rows: Dict[str, Dict[str, float]], as_json: bool, title: str, baselin
 def bench_convert(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
     repeats: int = typer.Option(3, "--repeats", "-r"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """CoNLL-U -> DocBin bytes, and DocBin -> CoNLL-U text, in words/s."""
     import spacy
@@ -92,7 +92,7 @@ def bench_convert(
 def bench_stats(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
     repeats: int = typer.Option(3, "--repeats", "-r"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """The ``stats`` pass (reading included), in words/s."""
     rows = {"stats": timed(lambda: stats_of(path)["words"], repeats)}
@@ -103,7 +103,7 @@ def bench_stats(
 def bench_oracle(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
     repeats: int = typer.Option(3, "--repeats", "-r"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
     from ..driver import oracle_check
@@ -145,7 +145,7 @@ def bench_speed(
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     busy: int = typer.Option(0, "--busy", help="Keep this many other processes busy while timing (a busy machine)"),
     beams: List[str] = typer.Option([], "--beam", help=BEAM_HELP),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """Parse speed of trained pipelines, side by side in one run.
 
@@ -197,7 +197,7 @@ def bench_lengths(
     bin_width: int = typer.Option(5, "--bin", help="Sentence lengths per bin"),
     beams: List[str] = typer.Option([], "--beam", help=BEAM_HELP),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also draw the curves into this SVG file"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """Parse time per sentence against sentence length (Hayashi et al. 2012,
     Figure 5): the sentences are grouped by length in bins of ``--bin``
@@ -254,7 +254,7 @@ def bench_train(
     configs: List[str] = typer.Argument(..., help="NAME=CONFIG pairs; the first is the baseline"),
     limit: int = typer.Option(1000, "--limit", help="Training Docs used"),
     epochs: int = typer.Option(3, "--epochs", "-e", help="Timed epochs (repeats)"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """Training throughput of configs, side by side in one run.
 
@@ -352,7 +352,7 @@ def bench_corpus(
     workers: List[int] = typer.Option([1, 2], "--workers", "-w", help="Local Dask workers (and pool processes) "
                                       "to time, each one thread"),
     repeats: int = typer.Option(1, "--repeats", "-r"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """Words/s of ``parse-corpus`` against ``parse`` on one file.
 

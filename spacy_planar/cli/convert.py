@@ -8,7 +8,7 @@ import typer
 
 from ..conllu_io import SkipReport, conllu_to_docbin, docbin_to_conllu, roundtrip_diffs
 from ..errors import Errors
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, flag, msg
 
 
 @app.command()
@@ -17,7 +17,7 @@ def convert(
     output_path: Path = typer.Argument(..., help="The other kind: a DocBin (.spacy), or CoNLL-U"),
     lang: str = typer.Option("xx", "--lang", "-l", help="Language of the vocab"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", help="Sentences per Doc (.conllu -> .spacy)"),
-    skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out malformed sentences, and say which"),
+    skip_invalid: bool = flag(False, "--skip-invalid", help="Leave out malformed sentences, and say which"),
 ) -> None:
     """Convert CoNLL-U to a DocBin or back (a .spacy file is a DocBin, any other CoNLL-U)."""
     to_docbin = output_path.suffix == ".spacy"

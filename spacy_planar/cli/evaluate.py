@@ -14,7 +14,7 @@ from ..conllu_io import check_input, head_prob, read_conllu
 from ..errors import ConlluError, Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, shown
 from ..official import conll18_scores, read_utf8, scored_metrics, system_columns, validate as official_validate
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, flag, msg
 
 
 def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
@@ -171,7 +171,7 @@ def evaluate(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U"),
     system: Path = typer.Argument(..., help="System CoNLL-U over the same words (parse --kbest / --confidence "
                                   "output too)"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
     diagram: Optional[Path] = typer.Option(None, "--diagram", help="With HeadProb in the system file: write the "
                                            "reliability diagram of the arc probabilities here (SVG)"),
 ) -> None:

@@ -20,7 +20,7 @@ from thinc.api import Config, ConfigValidationError
 
 from ..conllu_io import atomic_output, check_input
 from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, flag, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
 SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_cnn",
@@ -103,7 +103,7 @@ def init_config(
     system: str = typer.Argument(..., help="|".join(SYSTEM_CONFIGS)),
     output_path: Path = typer.Argument(..., help="Where to write the config (.cfg)"),
     base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
-    tagging: bool = typer.Option(False, "--tagging", "-t", help="Add a morphologizer (UPOS + FEATS) and a tagger "
+    tagging: bool = flag(False, "--tagging", "-t", help="Add a morphologizer (UPOS + FEATS) and a tagger "
                                  "(XPOS) sharing the tok2vec, trained with the parser"),
 ) -> None:
     """Write a training config: the shared base merged with one parser's partial.

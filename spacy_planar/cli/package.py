@@ -13,7 +13,7 @@ import typer
 
 from ..errors import Errors, UserError
 from ..pipelines import pipeline_path
-from ._app import USER_ERRORS, app, fail, load_pipeline, msg
+from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 
 # the CoNLL 2018 scores written to the package's meta (as spaCy's scores: fractions); the tag scores only
 # where the pipeline predicts the column (a spaCy annotation: the scorer's name)
@@ -130,9 +130,9 @@ def package(
     description: str = typer.Option("", "--description"),
     planar_wheel: Optional[Path] = typer.Option(None, "--planar-wheel", help="spacy-planar's wheel to put beside "
                                                 "it (default: built from the clone spacy_planar runs from)"),
-    isolation: bool = typer.Option(True, "--build-isolation/--no-build-isolation", help="pip's build isolation "
+    isolation: bool = flag(True, "--build-isolation/--no-build-isolation", help="pip's build isolation "
                                    "(off: the build needs setuptools, wheel and cython installed, but no index)"),
-    dependencies: bool = typer.Option(True, "--dependencies/--no-dependencies", help="Also fetch the wheels of "
+    dependencies: bool = flag(True, "--dependencies/--no-dependencies", help="Also fetch the wheels of "
                                       "what spacy-planar needs besides spaCy (conllu, threadpoolctl, udtools) into "
                                       "dist, so that it installs with --no-index where spaCy is installed"),
 ) -> None:

@@ -14,7 +14,7 @@ from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, co
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ..pipelines import header_line, pipeline_id, pipeline_path
-from ._app import USER_ERRORS, app, fail, load_pipeline, msg
+from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 
 
 def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
@@ -31,17 +31,17 @@ def parse(
     input_path: Path = typer.Argument(..., help="CoNLL-U or a spaCy DocBin (their words are parsed), or raw "
                                       "text, one paragraph or sentence per line; told apart by content"),
     output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
-    sentencizer: bool = typer.Option(False, "--sentencizer", "-s", help="Raw text: split each line into "
+    sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
-    validate: bool = typer.Option(False, "--validate", "-V", help="Check the output with the UD validator "
+    validate: bool = flag(False, "--validate", "-V", help="Check the output with the UD validator "
                                   "(level 2); exit 1 if it fails"),
     kbest: int = typer.Option(1, "--kbest", "-k", help="Write each sentence's K most probable parses (the next "
                               "ones as blocks # sent_id = ID/2 ...) with # parse_prob; parses with a beam"),
-    confidence: bool = typer.Option(False, "--confidence", "-c", help="Write each word's arc probability as "
+    confidence: bool = flag(False, "--confidence", "-c", help="Write each word's arc probability as "
                                     "HeadProb=P in MISC; parses with a beam"),
     beam: int = typer.Option(KBEST_BEAM, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
-    keep_input_columns: bool = typer.Option(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
+    keep_input_columns: bool = flag(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
                                             "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, and its DEPS "
                                             "and empty nodes (default: '_', as predicted by nothing)"),
 ) -> None:
@@ -99,7 +99,7 @@ def parse_corpus_command(
                                   "folders below it; each file's content says how it is read, as in parse"),
     out_dir: Path = typer.Argument(..., help="Where the CoNLL-U outputs go, one per input at the same relative "
                                    "path (suffix .conllu); outputs already there are kept and skipped"),
-    sentencizer: bool = typer.Option(False, "--sentencizer", "-s", help="Raw text: split each line into "
+    sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
     batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
     n_process: int = typer.Option(1, "--n-process", "-n", help="Processes on this machine, each loading the "
@@ -108,9 +108,9 @@ def parse_corpus_command(
                                       "processes and parse on it"),
     scheduler: str = typer.Option("", "--scheduler", help="The address of a running Dask scheduler (tcp://HOST:8786) "
                                   "whose workers parse the files and write the outputs"),
-    skip_invalid: bool = typer.Option(False, "--skip-invalid", help="A bad input file is named and skipped (its "
+    skip_invalid: bool = flag(False, "--skip-invalid", help="A bad input file is named and skipped (its "
                                       "output not written) instead of stopping the run"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Parse every file again, also those with a complete "
+    overwrite: bool = flag(False, "--overwrite", help="Parse every file again, also those with a complete "
                                    "output (needed where another pipeline wrote them)"),
 ) -> None:
     """Parse a folder of files into a folder of CoNLL-U: one output per input.

@@ -11,7 +11,7 @@ from ..pipelines import pipeline_path
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ..render import html_page, sentence_svgs, stacked_svg
-from ._app import USER_ERRORS, app, fail, load_pipeline, msg
+from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 from .parse import is_conllu
 
 
@@ -64,7 +64,7 @@ def render_cmd(
     output_path: Path = typer.Argument(..., help="An .svg or .html file"),
     text: Optional[str] = typer.Option(None, "--text", "-t", help="With a pipeline: the text to parse and draw"),
     sentence: Optional[int] = typer.Option(None, "--sentence", "-n", help="CoNLL-U: draw only the n-th sentence"),
-    confidence: bool = typer.Option(False, "--confidence", help="With a pipeline: parse with a beam of 8 and shade "
+    confidence: bool = flag(False, "--confidence", help="With a pipeline: parse with a beam of 8 and shade "
                                     "each arc by its probability (a CoNLL-U file's HeadProb shades them anyway)"),
 ) -> None:
     """Draw trees with the second plane below the words and non-projective arcs marked.

@@ -19,7 +19,7 @@ from ..conllu_io import read_conllu
 from ..beam import log_softmax
 from ..driver import batches, oracle_run
 from ..transforms import apply_transforms, restore
-from ._app import USER_ERRORS, app, fail, load_pipeline, msg
+from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 from .parse import input_docs
 
 
@@ -73,7 +73,7 @@ def search_errors_cmd(
     model: Path = typer.Argument(..., help="A trained pipeline with a planar_parser"),
     gold: Path = typer.Argument(..., help="Gold CoNLL-U (dev)"),
     widths: List[int] = typer.Option([1, 8], "--beam", help="Beam widths (repeat)"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """Split the parser's wrong trees into search and model errors.
 

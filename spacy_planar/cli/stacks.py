@@ -10,7 +10,7 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..errors import Errors
-from ._app import USER_ERRORS, app, fail, load_pipeline, msg
+from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 from .parse import parse_sentences
 
 
@@ -51,7 +51,7 @@ class EndOfBuffer:
 def stacks(
     model: str = typer.Argument(..., help="A trained pipeline with a planar_parser"),
     gold: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U (its words are parsed)"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = flag(False, "--json"),
 ) -> None:
     """How full a planar_parser's stack is when each sentence's buffer empties.
 

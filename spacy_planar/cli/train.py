@@ -15,7 +15,7 @@ from ..doc_trees import ud_tree
 from ..errors import Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from ..transforms import apply_transforms, check_transforms
-from ._app import USER_ERRORS, app, beam_options, fail, load_pipeline, planar_parsers, setting_options
+from ._app import USER_ERRORS, app, beam_options, fail, flag, load_pipeline, planar_parsers, setting_options
 from .parse import input_docs
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -236,7 +236,7 @@ def compare(
     models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the markdown table here"),
     repeats: int = typer.Option(3, "--repeats", "-r", help="Parse repeats (speed: best)"),
-    by_length: bool = typer.Option(False, "--by-length", help="Also tables of UAS / LAS by gold arc length, "
+    by_length: bool = flag(False, "--by-length", help="Also tables of UAS / LAS by gold arc length, "
                                    "and of UAS over the long arcs by gold label"),
     anchor: str = typer.Option("spacy_parser", "--anchor", "-a",
                                help="The NAME the others are tested against (paired bootstrap), if given"),

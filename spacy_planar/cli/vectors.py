@@ -24,7 +24,7 @@ import typer
 
 from ..errors import Errors, UserError
 from ..raw_text import Corpus
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, flag, msg
 
 DEFAULTS = {"model": "cbow", "dim": 100, "epochs": 5, "bucket": 200000, "min_count": 3, "minn": 3, "maxn": 5}
 
@@ -96,7 +96,7 @@ def vectors(
                                   help="Words seen fewer times get no vector of their own (their n-grams' only)"),
     threads: int = typer.Option(os.cpu_count() or 1, "--threads",
                                 help="floret's threads (default: every core; 1 gives the same vectors on every run)"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT_DIR if it exists (once the new "
+    overwrite: bool = flag(False, "--overwrite", help="Replace OUTPUT_DIR if it exists (once the new "
                                    "vectors are written)"),
     text_out: Optional[Path] = typer.Option(None, "--text-out", help="Also write the text as read (NFC, tokenized, "
                                             "held-out lines left out) here as JSONL: `spacy pretrain`'s "
