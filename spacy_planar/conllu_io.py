@@ -305,6 +305,16 @@ def file_kind(path: Union[str, Path], peek: int = 1 << 16) -> str:
     return "conllu" if text.strip() else "text"
 
 
+def read_utf8(path: Path) -> str:
+    """A file's text; a byte that is not UTF-8 is a one-line error naming the file and line (E001)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConlluError(str(path), data[:e.start].count(b"\n") + 1,
+                          Errors.E001.format(reason=e.reason, start=e.start)) from None
+
+
 def check_input(path: Union[str, Path]) -> None:
     """Raise a one-line error unless ``path`` is a file that exists."""
     if not os.path.exists(path):
@@ -669,14 +679,11 @@ def atomic_output(path: Union[str, Path], mode: str = "w"):
         raise
 
 
-def write_conllu(docs: Iterable, path: Union[str, Path], kbest: int = 1, confidence: bool = False,
-                 header: str = "") -> int:
-    """Write Docs to a CoNLL-U file atomically, ``header`` (comment lines)
-    first; returns the number of Docs (``kbest``, ``confidence``: as
-    ``doc_to_conllu``)."""
+def write_conllu(docs: Iterable, path: Union[str, Path], kbest: int = 1, confidence: bool = False) -> int:
+    """Write Docs to a CoNLL-U file atomically; returns the number of Docs
+    (``kbest``, ``confidence``: as ``doc_to_conllu``)."""
     n = 0
     with atomic_output(path) as f:
-        f.write(header)
         for text in docs_to_conllu(docs, kbest, confidence):
             f.write(text)
             n += 1

@@ -29,7 +29,8 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 import numpy as np
 
 from .conllu_io import (HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY, Sentence, atomic_output, check_input,
-                        doc_to_conllu, docs_to_conllu, file_kind, read_conllu, read_docbin, sentences_to_doc)
+                        doc_to_conllu, docs_to_conllu, file_kind, read_conllu, read_docbin, read_utf8,
+                        sentences_to_doc)
 from .doc_trees import set_trees, ud_tree
 from .errors import ConlluError, Errors, UserError
 
@@ -116,11 +117,7 @@ def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1,
 def read_text(path: Path) -> List[str]:
     """The non-blank lines of a UTF-8 text file (a byte order mark is read)."""
     check_input(path)
-    try:
-        lines = [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
-    except UnicodeDecodeError as e:
-        raise ConlluError(str(path), path.read_bytes()[:e.start].count(b"\n") + 1,
-                          Errors.E001.format(reason=e.reason, start=e.start)) from e
+    lines = [line.strip() for line in read_utf8(path).splitlines()]
     texts = [line for line in lines if line]
     if not texts:
         raise ConlluError(str(path), 1, Errors.E016)

@@ -13,6 +13,7 @@ import io
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
+from .conllu_io import read_utf8
 from .errors import Errors, UserError
 
 # the CoNLL 2018 metrics, in the scorer's order; F1 is accuracy over gold words
@@ -21,18 +22,6 @@ OFFICIAL = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS",
 METRIC_COLUMNS = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",), "AllTags": ("UPOS", "XPOS", "FEATS"),
                   "Lemmas": ("LEMMA",), "MLAS": ("UPOS", "FEATS"), "BLEX": ("LEMMA",)}
 _COLUMN_INDEX = {"LEMMA": 2, "UPOS": 3, "XPOS": 4, "FEATS": 5}
-
-
-def read_utf8(path: Path) -> str:
-    """A file's text; a byte that is not UTF-8 is a one-line error naming the file and line (E001)."""
-    from .errors import ConlluError
-
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ConlluError(str(path), data[:e.start].count(b"\n") + 1,
-                          Errors.E001.format(reason=e.reason, start=e.start)) from None
 
 
 def system_columns(gold: Path, system: Path) -> Dict[str, str]:

@@ -10,10 +10,10 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import typer
 
-from ..conllu_io import check_input, head_prob, read_conllu
+from ..conllu_io import check_input, head_prob, read_conllu, read_utf8
 from ..errors import ConlluError, Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, shown
-from ..official import conll18_scores, read_utf8, scored_metrics, system_columns, validate as official_validate
+from ..official import conll18_scores, scored_metrics, system_columns, validate as official_validate
 from ._app import USER_ERRORS, app, fail, flag, msg
 
 

@@ -8,8 +8,9 @@ tokenizer, held-out text left out), then converted as ``spacy init vectors
 DIR`` (``spacy-planar.CharEmbed.v2``). Nothing is downloaded: the text is
 the user's.
 
-The defaults were chosen on dev (la_ittb and grc_proiel with the Latin
-Library and the Tesserae Greek texts, three seeds; docs/decisions.md).
+The defaults are the settings the first measurement used (issue 48), on
+dev with la_ittb and grc_proiel, three seeds: no other setting was finished
+on dev (docs/decisions.md, 2026-11-26).
 """
 from __future__ import annotations
 
