@@ -2,7 +2,9 @@
 
 Dask is the engine: each job (one input file, its CoNLL-U output; ``corpus.Job``)
 is a task that parses the file with the worker's pipeline and writes the output
-itself, atomically, to a folder every worker reaches. The pipeline is loaded
+itself, atomically, to a folder every worker reaches (``corpus.run_job``, which
+``corpus.parse_corpus`` hands to ``run_dask``: this module knows nothing of
+what a task does). The pipeline is loaded
 once per worker, when the worker starts or joins, by a worker plugin
 (``PipelineLoader``), not once per task. When a worker is lost, the scheduler
 reruns its tasks on the others (up to ``distributed.scheduler.allowed-failures``
@@ -19,42 +21,41 @@ from __future__ import annotations
 
 import os
 import signal
-
 from typing import Callable, Optional, Sequence
 
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .corpus import FileReport, Job, ParseOptions, _PIPELINES, load_once, run_job
-
 
 class PipelineLoader(WorkerPlugin):
-    """Loads the pipeline once per worker, when the worker starts (or joins
-    the cluster later), for every job it runs (``corpus.run_job`` finds it
-    loaded). ``model`` is a path every worker can read or the name of an
-    installed pipeline package."""
+    """Runs ``load(model)`` once per worker, when the worker starts (or
+    joins the cluster later), and ``unload(model)`` at its teardown, so
+    that every task the worker runs finds the pipeline loaded (``load``
+    and ``unload`` are module functions: workers import them by name).
+    ``model`` is a path every worker can read or the name of an installed
+    pipeline package."""
 
     name = "spacy-planar-pipeline"
 
-    def __init__(self, model: str):
-        self.model = model
+    def __init__(self, model: str, load: Callable[[str], object], unload: Callable[[str], None]):
+        self.model, self.load, self.unload = model, load, unload
 
     def setup(self, worker) -> None:
-        load_once(self.model)
+        self.load(self.model)
 
     def teardown(self, worker) -> None:
-        _PIPELINES.pop(self.model, None)
+        self.unload(self.model)
 
 
-def run_dask(client: Client, model: str, jobs: Sequence[Job], options: ParseOptions,
-             done: Callable[[Job, FileReport], None]) -> None:
-    """Run ``jobs`` as tasks on ``client``'s cluster; ``done`` is called here
-    as each ends. The first bad input stops the run (its one-line error is
-    raised here, the other tasks cancelled); outputs already written are
-    complete."""
-    client.register_plugin(PipelineLoader(model), name=PipelineLoader.name)
+def run_dask(client: Client, task: Callable, jobs: Sequence, loader: PipelineLoader,
+             done: Callable[[object, object], None]) -> None:
+    """Run ``task(job)`` for each of ``jobs`` as tasks on ``client``'s
+    cluster, whose workers ``loader`` prepares; ``done(job, result)`` is
+    called here as each ends. The first error stops the run (raised here,
+    the other tasks cancelled); what finished tasks wrote stays."""
+    client.register_plugin(loader, name=loader.name)
     keys = [f"spacy-planar-parse-{i}" for i in range(len(jobs))]
-    futures = client.map(run_job, [model] * len(jobs), list(jobs), [options] * len(jobs), key=keys, pure=False)
+    futures = client.map(task, list(jobs), key=keys, pure=False)
     by_key = {future.key: job for future, job in zip(futures, jobs)}
     try:
         for future in as_completed(futures):

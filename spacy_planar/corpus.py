@@ -17,6 +17,7 @@ worker plugin; a pool's initializer on one machine). No engine of our own.
 """
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import threading
@@ -320,6 +321,11 @@ def load_once(model: str) -> Tuple[object, threading.Lock]:
     return _PIPELINES[model]
 
 
+def unload(model: str) -> None:
+    """Forget this process's pipeline for ``model`` (a Dask worker's teardown)."""
+    _PIPELINES.pop(model, None)
+
+
 def run_job(model: str, job: Job, options: ParseOptions) -> FileReport:
     """Parse one job with this process's pipeline for ``model`` (what a
     pool's process and a Dask worker run)."""
@@ -447,9 +453,10 @@ def parse_corpus(model: str, jobs: Sequence[Job], options: ParseOptions = ParseO
             bar.set_postfix(files=f"{report.files}/{len(todo)}", refresh=False)
 
         if client is not None:
-            from .cluster import run_dask
+            from .cluster import PipelineLoader, run_dask
 
-            run_dask(client, model, todo, options, done)
+            run_dask(client, functools.partial(run_job, model, options=options), todo,
+                     PipelineLoader(model, load_once, unload), done)
         else:
             run_local(model, todo, options, n_process, done)
     report.seconds = time.perf_counter() - start

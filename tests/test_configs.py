@@ -1,4 +1,5 @@
 """Every config trains with `spacy train` unchanged; every registered name resolves."""
+import importlib.util
 import re
 import subprocess
 import sys
@@ -25,13 +26,22 @@ def small_corpus(tmp_path_factory):
 
 
 # each shipped config: the `spacy-planar init-config` arguments that write it
-SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_spacy_parser": ["spacy_parser", "--tagging"]}
+SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_spacy_parser": ["spacy_parser", "--tagging"],
+           "ud_trf": ["arc_eager", "--tagging", "--transformer"]}
+# the configs with a pretrained transformer: filled and trained where spacy-transformers is installed
+# (tests/test_transformer.py trains one from a tiny local model; these would download theirs)
+TRANSFORMER = ("ud_trf",)
+
+
+def _needs_spacy_transformers(config: Path) -> None:
+    if config.stem in TRANSFORMER:
+        pytest.importorskip("spacy_transformers")
 
 
 def test_the_shipped_configs():
     assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "spacy_beam_parser", "spacy_parser", "spacy_parser_cnn",
                                          "spacy_parser_small", "swap", "top_down", "two_planar", "ud",
-                                         "ud_spacy_parser"]
+                                         "ud_spacy_parser", "ud_trf"]
 
 
 def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
@@ -76,6 +86,7 @@ def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
 
     from spacy_planar.cli import app
 
+    _needs_spacy_transformers(config)
     out = tmp_path / config.name
     r = CliRunner().invoke(app, ["init-config", *SOURCES.get(config.stem, [config.stem]), str(out)])
     assert r.exit_code == 0, r.output
@@ -114,7 +125,8 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     assert r.exit_code == 1 and "E086" in r.output and not (tmp_path / "x.cfg").exists()
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
+@pytest.mark.parametrize("config", [c for c in CONFIGS if c.stem not in TRANSFORMER],
+                         ids=[c.stem for c in CONFIGS if c.stem not in TRANSFORMER])
 def test_spacy_train_runs(config, small_corpus, tmp_path):
     cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
            "--paths.train", str(small_corpus), "--paths.dev", str(small_corpus),
@@ -500,3 +512,37 @@ def test_the_readme_options_table_says_the_factory_defaults():
         assert said == (value if isinstance(value, str) else json.dumps(value)), (key, said, value)
     system = defaults["transition_system"]
     assert rows["transition_system"] == f"{system['@transition_systems'].split('.')[1].replace('_', '-')}, {system['encoding']}"
+
+
+def test_the_transformer_config_is_the_ud_pipeline_listening_to_a_transformer():
+    """configs/ud_trf.cfg is configs/ud.cfg with spacy-transformers' encoder
+    in the tok2vec's place: the same taggers and parser, each listening to
+    the transformer (a word the mean of its pieces), the same corpora."""
+    from thinc.api import Config
+
+    def read(stem):
+        return Config().from_disk(next(c for c in CONFIGS if c.stem == stem), interpolate=False)
+
+    ud, trf = read("ud"), read("ud_trf")
+    assert trf["nlp"]["pipeline"] == ["transformer" if p == "tok2vec" else p for p in ud["nlp"]["pipeline"]]
+    assert trf["components"]["transformer"]["model"]["name"] == "${paths.transformer}"
+    assert trf["paths"]["transformer"] == "xlm-roberta-base"
+    for name in ("morphologizer", "tagger", "planar_parser"):
+        listener = trf["components"][name]["model"].pop("tok2vec")
+        assert listener["@architectures"] == "spacy-transformers.TransformerListener.v1"
+        assert listener["pooling"] == {"@layers": "reduce_mean.v1"}
+        ud["components"][name]["model"].pop("tok2vec")
+        assert trf["components"][name] == ud["components"][name]
+    assert trf["corpora"]["train"] == ud["corpora"]["train"]
+
+
+def test_a_transformer_config_without_spacy_transformers_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    if importlib.util.find_spec("spacy_transformers") is not None:
+        pytest.skip("spacy-transformers is installed here")
+    r = CliRunner().invoke(app, ["init-config", "arc_eager", str(tmp_path / "x.cfg"), "--tagging", "--transformer"])
+    assert r.exit_code == 1 and "E123" in r.output and "spacy-planar[trf]" in r.output
+    assert not (tmp_path / "x.cfg").exists()

@@ -11,9 +11,11 @@ them against it).
 """
 from __future__ import annotations
 
+import importlib.util
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from thinc.api import Config, ConfigValidationError
@@ -41,6 +43,48 @@ def _with_taggers(config: Config, base: Path) -> None:
     config["nlp"]["pipeline"] = pipeline[:at] + ["morphologizer", "tagger"] + pipeline[at:]
 
 
+def _taggers_first(config: Config) -> None:
+    """The taggers trained first (``spacy_planar/stages.py``): the tok2vec,
+    morphologizer and tagger frozen and annotating, so ``spacy-planar
+    train`` trains them in a first stage; the parser gets an encoder of its
+    own (a copy of the tok2vec's architecture, its variables pointed at the
+    copy) and reads their predictions one feature at a time
+    (``spacy-planar.WithMorphology.v1``)."""
+    taggers = ["tok2vec", "morphologizer", "tagger"]
+    config["training"]["frozen_components"] = taggers
+    config["training"]["annotating_components"] = taggers
+    here = "components.planar_parser.model.tok2vec.tok2vec"
+    encoder = Config().from_str(config.copy().to_str().replace("${components.tok2vec.model", "${" + here),
+                                interpolate=False)["components"]["tok2vec"]["model"]
+    config["components"]["planar_parser"]["model"]["tok2vec"] = {
+        "@architectures": "spacy-planar.WithMorphology.v1", "width": 64, "rows": 4000, "tok2vec": encoder}
+
+
+LISTENER = {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0, "upstream": "*",
+            "pooling": {"@layers": "reduce_mean.v1"}}
+
+
+def _with_transformer(config: Config) -> None:
+    """transformer.cfg's ``transformer`` in the tok2vec's place in the
+    pipeline, every ``spacy.Tok2VecListener.v1`` replaced by spacy-
+    transformers' listener (``LISTENER``); spaCy's pretraining of the
+    tok2vec, which has none, left out."""
+    del config["components"]["tok2vec"]
+    config["nlp"]["pipeline"] = ["transformer" if name == "tok2vec" else name for name in config["nlp"]["pipeline"]]
+    config.pop("pretraining", None)
+    config["corpora"].pop("pretrain", None)
+
+    def relisten(node: dict) -> None:
+        for key, value in node.items():
+            if isinstance(value, dict):
+                if value.get("@architectures") == "spacy.Tok2VecListener.v1":
+                    node[key] = dict(LISTENER)
+                else:
+                    relisten(value)
+
+    relisten(config["components"])
+
+
 def _read(path: Path) -> Config:
     """A config file as it is written (no interpolation); one that is not a
     config is bad input (E088)."""
@@ -58,43 +102,72 @@ def _without_chars(config: Config) -> None:
         model["embed"] = model["embed"]["embed"]
 
 
-def merged_config(system: str, base: Optional[Path] = None, tagging: bool = False) -> Config:
+@dataclass(frozen=True)
+class Variant:
+    """What ``init-config`` adds to a system's config: the taggers
+    (``tagging``), trained first (``taggers_first``), a pretrained
+    transformer as the shared encoder (``transformer``)."""
+    tagging: bool = False
+    taggers_first: bool = False
+    transformer: bool = False
+
+    def flags(self) -> str:
+        return "".join(f" --{name.replace('_', '-')}" for name, on in vars(self).items() if on)
+
+
+def merged_config(system: str, base: Optional[Path] = None, variant: Variant = Variant()) -> Config:
     """The config of ``system`` (one of ``SYSTEM_CONFIGS``) before filling:
     ``base`` (default: the package's base.cfg) merged with the system's
     partial (after the partial it builds on, ``BUILDS_ON``) and, with
-    ``tagging``, the taggers' partial (tagging.cfg: a morphologizer and a
-    tagger sharing the tok2vec, after it in the pipeline). The systems of
-    ``SPACY_OWN_TOK2VEC`` take the tok2vec without its character CNN
-    (``_without_chars``). Variables are left as they are."""
+    ``variant.tagging``, the taggers' partial (tagging.cfg: a morphologizer
+    and a tagger sharing the tok2vec, after it in the pipeline). The systems
+    of ``SPACY_OWN_TOK2VEC`` take the tok2vec without its character CNN
+    (``_without_chars``). ``taggers_first`` (with ``tagging``): the taggers
+    trained first, the parser reading their output (``_taggers_first``);
+    ``transformer``: transformer.cfg's encoder for the tok2vec
+    (``_with_transformer``). Variables are left as they are."""
     if system not in SYSTEM_CONFIGS:
         raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
     base_path = PARTS / "base.cfg" if base is None else Path(base)
     check_input(base_path)
     config = _read(base_path)
-    for part in [name for name in (BUILDS_ON.get(system), system) if name] + (["tagging"] if tagging else []):
+    for part in _parts(system, variant):
         config = config.merge(_read(PARTS / f"{part}.cfg"))
-    if tagging:
+    if variant.tagging:
         _with_taggers(config, base_path)
     if system in SPACY_OWN_TOK2VEC:
         _without_chars(config)
+    if variant.taggers_first:
+        if not variant.tagging or "planar_parser" not in config["components"] or variant.transformer:
+            raise UserError(Errors.E122.format(system=system))
+        _taggers_first(config)
+    if variant.transformer:
+        _with_transformer(config)
     return config
 
 
-def config_text(system: str, base: Optional[Path] = None, tagging: bool = False) -> str:
+def _parts(system: str, variant: Variant) -> List[str]:
+    """The partial configs merged over base.cfg, in order."""
+    return ([name for name in (BUILDS_ON.get(system), system) if name] + (["tagging"] if variant.tagging else [])
+            + (["transformer"] if variant.transformer else []))
+
+
+def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant()) -> str:
     """The text of the training config of ``system``: ``merged_config``
-    filled by spaCy's ``fill_config`` (every default written out)."""
+    filled by spaCy's ``fill_config`` (every default written out). A
+    transformer config needs spacy-transformers (E123 without it)."""
     from spacy.cli.init_config import fill_config
 
-    config = merged_config(system, base, tagging)
+    if variant.transformer and importlib.util.find_spec("spacy_transformers") is None:
+        raise UserError(Errors.E123)
+    config = merged_config(system, base, variant)
     with tempfile.TemporaryDirectory() as tmp:
         merged, filled = Path(tmp) / "merged.cfg", Path(tmp) / "filled.cfg"
         config.to_disk(merged, interpolate=False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
-    name = f"{system} --tagging" if tagging else system
-    parts = " and ".join([f"spacy_planar/configs/{p}.cfg" for p in (BUILDS_ON.get(system), system) if p]
-                         + (["tagging.cfg"] if tagging else []))
-    return (f"# spacy-planar init-config {name}: base.cfg and {parts}, every default written out"
+    parts = " and ".join(f"spacy_planar/configs/{p}.cfg" for p in _parts(system, variant))
+    return (f"# spacy-planar init-config {system}{variant.flags()}: base.cfg and {parts}, every default written out"
             f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
 
 
@@ -105,6 +178,10 @@ def init_config(
     base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
     tagging: bool = flag(False, "--tagging", "-t", help="Add a morphologizer (UPOS + FEATS) and a tagger "
                                  "(XPOS) sharing the tok2vec, trained with the parser"),
+    taggers_first: bool = flag(False, "--taggers-first", help="With --tagging: train the taggers first, then "
+                               "the parser (its own encoder) on their predictions (spacy-planar train runs both)"),
+    transformer: bool = flag(False, "--transformer", help="A pretrained transformer (spacy-transformers; "
+                             "--paths.transformer, XLM-RoBERTa base unless given) as the shared encoder"),
 ) -> None:
     """Write a training config: the shared base merged with one parser's partial.
 
@@ -113,7 +190,7 @@ def init_config(
     ``--tagging`` adds a morphologizer and a tagger for UD treebanks (words
     in; heads, labels, UPOS, FEATS and XPOS out)."""
     try:
-        text = config_text(system, base, tagging)
+        text = config_text(system, base, Variant(tagging, taggers_first, transformer))
     except USER_ERRORS as e:
         fail(str(e))
     with atomic_output(output_path) as f:

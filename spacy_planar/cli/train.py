@@ -15,7 +15,7 @@ from ..doc_trees import ud_tree
 from ..errors import Errors, UserError
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from ..transforms import apply_transforms, check_transforms
-from ._app import USER_ERRORS, app, beam_options, fail, flag, load_pipeline, planar_parsers, setting_options
+from ._app import USER_ERRORS, app, beam_options, fail, flag, load_pipeline, msg, planar_parsers, setting_options
 from .parse import input_docs
 
 TRAIN_SECONDS = "train_seconds.json"
@@ -28,13 +28,15 @@ def train(
     output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
     gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
 ) -> None:
-    """Run spacy train, also recording the training time.
+    """Run spacy train (in stages where the config asks), timed.
 
     ``spacy train`` as it is, also writing the wall time of the training
     to OUTPUT/train_seconds.json (for ``compare``). Extra options are config
-    overrides, as for spacy train (--paths.train ...)."""
+    overrides, as for spacy train (--paths.train ...). A config that
+    freezes components it builds from a factory (``init-config --tagging
+    --taggers-first``) is trained in two stages: those components first,
+    into OUTPUT/first_stage, then the rest on their output, into OUTPUT."""
     from spacy.cli._util import parse_config_overrides, setup_gpu
-    from spacy.cli.train import train as spacy_train
 
     overrides = parse_config_overrides(ctx.args)
     try:
@@ -43,9 +45,35 @@ def train(
         fail(str(e))
     setup_gpu(gpu_id)
     start = time.perf_counter()
-    spacy_train(config_path, output_path, overrides=overrides)
+    train_stages(config_path, Path(output_path), overrides)
     seconds = time.perf_counter() - start
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+
+
+def train_stages(config_path: Path, output_path: Path, overrides: Dict) -> None:
+    """``spacy train`` of the config, or of its two stages
+    (``spacy_planar/stages.py``), each stage's config written beside its
+    output (OUTPUT/first_stage.cfg, OUTPUT/second_stage.cfg)."""
+    from spacy.cli.train import train as spacy_train
+    from spacy.util import load_config
+
+    from ..stages import first_stage, second_stage
+
+    config = load_config(config_path, overrides=overrides, interpolate=False)
+    first = first_stage(config)
+    if first is None:
+        spacy_train(config_path, output_path, overrides=overrides)
+        return
+    output_path.mkdir(parents=True, exist_ok=True)
+    first_out = output_path / "first_stage"
+    first.to_disk(output_path / "first_stage.cfg", interpolate=False)
+    msg.divider(f"Stage 1 of 2: {', '.join(first['nlp']['pipeline'])}")
+    spacy_train(output_path / "first_stage.cfg", first_out)
+    trained = load_config(first_out / "model-best" / "config.cfg", interpolate=False)["nlp"]["pipeline"]
+    second = second_stage(config, (first_out / "model-best").resolve(), list(trained))
+    second.to_disk(output_path / "second_stage.cfg", interpolate=False)
+    msg.divider(f"Stage 2 of 2: {', '.join(second['nlp']['pipeline'])}, the first stage's frozen")
+    spacy_train(output_path / "second_stage.cfg", output_path)
 
 
 def check_vectors(config_path: Path, overrides: Dict) -> None:

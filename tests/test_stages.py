@@ -1,0 +1,87 @@
+"""Training in two stages (spacy_planar/stages.py, `init-config --taggers-first`):
+the taggers first, then the parser on their predictions, by one command."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy
+import spacy
+from spacy.tokens import Doc, DocBin
+from thinc.api import Config
+
+from conftest import treebank
+from spacy_planar.stages import first_stage, first_stage_components, second_stage
+
+
+def _config(tmp_path, *flags) -> Path:
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    out = tmp_path / "config.cfg"
+    r = CliRunner().invoke(app, ["init-config", "arc_eager", str(out), "--tagging", *flags])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_a_config_freezing_what_it_builds_has_two_stages(tmp_path):
+    config = Config().from_disk(_config(tmp_path, "--taggers-first"), interpolate=False)
+    assert first_stage_components(config) == ["tok2vec", "morphologizer", "tagger"]
+    first = first_stage(config)
+    assert first["nlp"]["pipeline"] == ["tok2vec", "morphologizer", "tagger"]
+    assert set(first["components"]) == {"tok2vec", "morphologizer", "tagger"}
+    assert first["training"]["frozen_components"] == first["training"]["annotating_components"] == []
+    # model-best is the best tagger: UPOS, FEATS and XPOS alike, none of the parser's scores
+    assert first["training"]["score_weights"] == {"morph_acc": 0.33, "pos_acc": 0.33, "tag_acc": 0.33}
+    second = second_stage(config, tmp_path / "first", ["tok2vec", "morphologizer"])  # a treebank without XPOS
+    assert second["nlp"]["pipeline"] == ["tok2vec", "morphologizer", "planar_parser"]
+    assert second["components"]["tok2vec"] == {"source": str(tmp_path / "first")}
+    assert "tagger" not in second["components"]
+    assert second["training"]["frozen_components"] == ["tok2vec", "morphologizer"]
+    # the parser has an encoder of its own and reads the predicted morphology
+    parser_t2v = second["components"]["planar_parser"]["model"]["tok2vec"]
+    assert parser_t2v["@architectures"] == "spacy-planar.WithMorphology.v1"
+    assert parser_t2v["tok2vec"]["@architectures"] == "spacy.Tok2Vec.v2"
+    # the shipped UD pipeline trains in one stage
+    assert first_stage(Config().from_disk(_config(tmp_path), interpolate=False)) is None
+
+
+def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
+    """`spacy-planar train` on a --taggers-first config trains the taggers
+    into OUT/first_stage, then the parser with them frozen: the final
+    pipeline's taggers predict exactly what the first stage's best did."""
+    from spacy_planar.conllu_io import conllu_to_docs
+
+    corpus = tmp_path / "small.spacy"
+    docs = list(conllu_to_docs(treebank("got_proiel"), spacy.blank("xx").vocab))[:60]
+    DocBin(store_user_data=True, docs=docs).to_disk(corpus)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "spacy_planar", "train", str(_config(tmp_path, "--taggers-first")), "--output",
+           str(out), "--paths.train", str(corpus), "--paths.dev", str(corpus), "--training.max_steps", "8",
+           "--training.eval_frequency", "4"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "Stage 1 of 2: tok2vec, morphologizer, tagger" in res.stdout
+    first = spacy.load(out / "first_stage" / "model-best")
+    final = spacy.load(out / "model-best")
+    assert final.pipe_names == ["tok2vec", "morphologizer", "tagger", "planar_parser"]
+    words = [[t.text for t in d] for d in docs[:20]]
+    for a, b in zip(first.pipe(Doc(first.vocab, words=w) for w in words),
+                    final.pipe(Doc(final.vocab, words=w) for w in words)):
+        assert [(t.pos_, t.tag_, str(t.morph)) for t in a] == [(t.pos_, t.tag_, str(t.morph)) for t in b]
+        assert sum(t.head == t for t in b) == 1
+    # the shared tok2vec the taggers listen to is the first stage's, weight for weight
+
+    def weights(model):
+        return [node.get_param(name) for node in model.walk() for name in node.param_names if node.has_param(name)]
+
+    frozen, trained = weights(first.get_pipe("tok2vec").model), weights(final.get_pipe("tok2vec").model)
+    assert len(frozen) == len(trained) > 0 and all(numpy.array_equal(a, b) for a, b in zip(frozen, trained))
+
+def test_taggers_first_needs_the_taggers(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    r = CliRunner().invoke(app, ["init-config", "arc_eager", str(tmp_path / "x.cfg"), "--taggers-first"])
+    assert r.exit_code == 1 and "E122" in r.output and not (tmp_path / "x.cfg").exists()
