@@ -102,7 +102,7 @@ def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1,
                 for mine, theirs in zip(out, doc):
                     if annotation == "MORPH":
                         mine.set_morph(str(theirs.morph) if predicted else None)
-                    else:
+                    else:  # the Token attribute PREDICTED_COLUMNS names
                         setattr(mine, attr, getattr(theirs, attr) if predicted else "")
                 if annotation == "MORPH":  # the input's FEATS as written give way too
                     stored.pop("feats", None)

@@ -20,7 +20,7 @@ def planar_parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, Any]
     def has_sents(doc):
         return doc.has_annotation("SENT_START")
 
-    def dep_getter(token, attr):
+    def dep_getter(token, attr):  # spaCy's getter: the attribute by the name Scorer.score_deps gives
         return token.vocab.strings.as_string(getattr(token, attr)).lower()
 
     results: Dict[str, Any] = {}

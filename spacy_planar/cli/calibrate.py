@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ..component.pipe import PlanarParser
 from ..conllu_io import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
@@ -42,7 +43,7 @@ def calibrate(
         nlp = load_pipeline(model, {"beam_width": beam, "n_best": beam})
     except USER_ERRORS as e:
         fail(str(e))
-    ours = [name for name, pipe in nlp.pipeline if getattr(pipe, "cfg", {}).get("n_best")]
+    ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser) and pipe.cfg.get("n_best")]
     for name in ours:
         nlp.get_pipe(name).cfg["calibration"] = {"temperature": 1.0, "x": [], "y": []}
     docs = list(nlp.pipe(Doc(nlp.vocab, words=s.forms) for s in sents))

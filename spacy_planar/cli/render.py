@@ -64,7 +64,7 @@ def render_cmd(
     output_path: Path = typer.Argument(..., help="An .svg or .html file"),
     text: Optional[str] = typer.Option(None, "--text", "-t", help="With a pipeline: the text to parse and draw"),
     sentence: Optional[int] = typer.Option(None, "--sentence", "-n", help="CoNLL-U: draw only the n-th sentence"),
-    confidence: bool = flag(False, "--confidence", help="With a pipeline: parse with a beam of 8 and shade "
+    confidence: bool = flag(False, "--confidence", help=f"With a pipeline: parse with a beam of {KBEST_BEAM} and shade "
                                     "each arc by its probability (a CoNLL-U file's HeadProb shades them anyway)"),
 ) -> None:
     """Draw trees with the second plane below the words and non-projective arcs marked.
