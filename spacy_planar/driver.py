@@ -20,7 +20,8 @@ import numpy as np
 
 from .beam import Beam, BeamRun, GoldBeam
 from .errors import Errors, unexpected
-from .oracles import Oracle, make_oracle
+from .catalog import make_oracle
+from .oracles import Oracle
 from .systems.base import TransitionSystem, Tree
 from .systems.state import INT, States
 

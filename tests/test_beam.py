@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from spacy_planar.beam import candidates, log_softmax, top_of_rows
 from spacy_planar.driver import beam_parse, greedy_parse
-from spacy_planar.systems import SYSTEMS, make_system
+from spacy_planar.catalog import SYSTEMS, make_system
 from spacy_planar.systems.state import INT
 from spacy_planar.systems.top_down import TopDown
 from spacy_planar.trees import tree_error
@@ -139,8 +139,8 @@ def test_beams_give_one_tree_per_sentence(lengths, seed, name, width, density):
 
 
 # sentences small enough to try every derivation (2-planar and swap have many)
-EXHAUSTIVE = [("arc-eager", LABELS, [3, 4, 5, 4]), ("planar", LABELS, [4, 3]), ("swap", LABELS, [3, 3]),
-              ("2-planar", [], [3]), ("top-down", LABELS, [3, 4, 2])]
+EXHAUSTIVE = [("arc_eager", LABELS, [3, 4, 5, 4]), ("planar", LABELS, [4, 3]), ("swap", LABELS, [3, 3]),
+              ("two_planar", [], [3]), ("top_down", LABELS, [3, 4, 2])]
 
 
 @pytest.mark.parametrize("name,labels,lengths", EXHAUSTIVE)
@@ -151,7 +151,7 @@ def test_a_wide_beam_finds_the_best_derivation(name, labels, lengths, merge):
     system = make_system(name, labels)
     score = feature_scorer(system, sum(lengths), 7)
     offsets = offsets_of(lengths)
-    for finish in {"2-planar": (True,), "top-down": (False,)}.get(name, (False, True)):
+    for finish in {"two_planar": (True,), "top_down": (False,)}.get(name, (False, True)):
         trees = beam_parse(system, score, lengths, offsets, 100000, density=0.0, merge=merge, finish=finish)
         for n, offset, tree in zip(lengths, offsets, trees):
             assert tree == exhaustive_best(system, score, n, int(offset), finish)[1]
@@ -200,7 +200,7 @@ def test_signature_ignores_arcs_out_of_play():
     here on (equal signatures, merged), though their trees differ; one
     step earlier, word 2 is still in play and its dependent's label tells
     them apart."""
-    system = make_system("arc-eager", LABELS)
+    system = make_system("arc_eager", LABELS)
 
     def act(move, label):
         return system.table.action(np.array([move]), np.array([system.label_ids[label]]))
@@ -225,7 +225,7 @@ def test_candidates_are_the_best_of_thelog_softmax(n_states, n_pred, width, seed
     normalized after, are those of the full log-softmax: the same states,
     actions and totals (top-down: with its prediction-size limit)."""
     rng = np.random.default_rng(seed)
-    system = TopDown(["a", "b"], pred_size=2) if top_down else make_system("arc-eager", LABELS)
+    system = TopDown(["a", "b"], pred_size=2) if top_down else make_system("arc_eager", LABELS)
     n_actions = len(system.table) + (n_pred if top_down else 0)
     scores = rng.normal(size=(n_states, n_actions)).astype("float32")
     valid = rng.random((n_states, n_actions)) < 0.6

@@ -62,11 +62,11 @@ def test_oracle_json_top_down_as_arc_eager(got_train, encoding):
     encoding (both derive every projectivized tree), with exactly n
     predictions, n scans and n completions; the keys are the other systems'."""
     runs = {}
-    for system in ("arc-eager", "top-down"):
+    for system in ("arc_eager", "top_down"):
         res = runner.invoke(app, ["oracle", str(got_train), "--system", system, "--encoding", encoding, "--json"])
         assert res.exit_code == 0, res.output
         runs[system] = json.loads(res.output)
-    ae, td = runs["arc-eager"], runs["top-down"]
+    ae, td = runs["arc_eager"], runs["top_down"]
     assert set(td) == set(ae) and td["encoding"] == encoding
     assert (td["reproduced"], td["not_covered"]) == (ae["reproduced"], ae["not_covered"])
     t = td["transitions"]

@@ -7,7 +7,7 @@ import pytest
 import reference
 from spacy_planar.model import _hidden
 from spacy_planar.systems import _core
-from spacy_planar.systems import SYSTEMS, make_system
+from spacy_planar.catalog import SYSTEMS, make_system
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
@@ -42,7 +42,7 @@ def test_state_kernels_match_reference(name):
 
 
 @pytest.mark.parametrize("finish", [False, True])
-@pytest.mark.parametrize("name", ["planar", "2-planar"])
+@pytest.mark.parametrize("name", ["planar", "two_planar"])
 def test_planar_kernels_match_reference(name, finish):
     """Planar's moves in C (and, under the tree constraint, its validity rules
     and automatic steps) against their numpy statement and the row-by-row
@@ -118,7 +118,7 @@ def test_hidden_kernel_matches_reference(n_pieces):
 
 
 @pytest.mark.parametrize("finish", [False, True])
-@pytest.mark.parametrize("name", ["planar", "2-planar"])
+@pytest.mark.parametrize("name", ["planar", "two_planar"])
 def test_link_costs_kernel_matches_reference(name, finish):
     """The planar systems' dynamic oracle in C against its numpy twin, on
     Gothic trees (crossing links, so 2-planar's conflict pairs count), in
@@ -126,8 +126,8 @@ def test_link_costs_kernel_matches_reference(name, finish):
     random valid one."""
     from conftest import treebank
     from spacy_planar.conllu_io import read_conllu
-    from spacy_planar.systems import system_for_trees
-    from spacy_planar.oracles import make_oracle
+    from spacy_planar.catalog import system_for_trees
+    from spacy_planar.catalog import make_oracle
     trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(treebank("got_proiel"))) if i % 12 == 0]
     system = system_for_trees(name, trees)
     st = system.init_states([len(h) for h, _ in trees], finish=finish)

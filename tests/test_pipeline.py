@@ -15,11 +15,11 @@ from spacy_planar.pseudoproj import LIFT_MARK, PATH_MARK
 from spacy_planar.trees import tree_error
 
 SYSTEMS = {
-    "arc-eager": {"@transition_systems": "spacy-planar.arc_eager.v1", "encoding": "head+path"},
+    "arc_eager": {"@transition_systems": "spacy-planar.arc_eager.v1", "encoding": "head+path"},
     "planar": {"@transition_systems": "spacy-planar.planar.v1"},
-    "2-planar": {"@transition_systems": "spacy-planar.two_planar.v1"},
+    "two_planar": {"@transition_systems": "spacy-planar.two_planar.v1"},
     "swap": {"@transition_systems": "spacy-planar.swap.v1", "oracle": "lazy"},
-    "top-down": {"@transition_systems": "spacy-planar.top_down.v1", "encoding": "head+path", "pred_size": 5},
+    "top_down": {"@transition_systems": "spacy-planar.top_down.v1", "encoding": "head+path", "pred_size": 5},
 }
 ARC_WIDTH = 64  # top-down's arc scorer (weighted prediction)
 N_TRAIN, N_HELD_OUT, EPOCHS = 300, 150, 12
@@ -52,7 +52,7 @@ def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, labe
     if shared_tok2vec:
         nlp.add_pipe("tok2vec")
         cfg["model"] = dict(LISTENER, labels_apart=labels_apart)
-    if system == "top-down":  # static oracle only (the factory's default explores, as 2-planar does)
+    if system == "top_down":  # static oracle only (the factory's default explores, as 2-planar does)
         cfg["model"] = dict(cfg.get("model", DEFAULT_MODEL["model"]), arc_width=ARC_WIDTH)
         cfg.setdefault("exploration", 0.0)
         cfg.setdefault("exploration_nonprojective", None)
@@ -73,19 +73,19 @@ def trained(gothic):
     pipes = {name: train_pipeline(name, train_docs) for name in SYSTEMS}
     # arc-eager trained with exploration (its dynamic oracle), following its own predictions 90% of
     # the time, listening to a shared tok2vec (whose outputs exist only in training mode)
-    pipes["arc-eager+exploration"] = train_pipeline("arc-eager", train_docs, shared_tok2vec=True, exploration=0.9)
+    pipes["arc_eager+exploration"] = train_pipeline("arc_eager", train_docs, shared_tok2vec=True, exploration=0.9)
     # 2-planar as configs/two_planar.cfg trains it: towards its narrowed exploration targets, half the time
     # following its own predictions, never on sentences with a non-projective gold tree
-    pipes["2-planar+exploration"] = train_pipeline("2-planar", train_docs, exploration=0.5,
+    pipes["two_planar+exploration"] = train_pipeline("two_planar", train_docs, exploration=0.5,
                                                    exploration_nonprojective=0.0)
     # arc-eager with its labels (pseudo-projective marks included) scored apart from its moves
-    pipes["arc-eager+labels_apart"] = train_pipeline("arc-eager", train_docs, shared_tok2vec=True,
+    pipes["arc_eager+labels_apart"] = train_pipeline("arc_eager", train_docs, shared_tok2vec=True,
                                                      labels_apart=True)
     # swap trained with the beam's global loss (early update), parsing with the same beam
     pipes["swap+global"] = train_pipeline("swap", train_docs, shared_tok2vec=True, beam_width=4,
                                           beam_update="global")
     # arc-eager on Prague-style coordination (Nilsson 2007), shared dependents marked
-    pipes["arc-eager+coordination-ps+"] = train_pipeline("arc-eager", train_docs,
+    pipes["arc_eager+coordination-ps+"] = train_pipeline("arc_eager", train_docs,
                                                          tree_transforms=["coordination-ps+"])
     return pipes
 
@@ -98,9 +98,9 @@ def scores(nlp, gold_docs):
     return evaluate([(tree_of(g), tree_of(p)) for g, p in zip(gold_docs, parsed)])
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+exploration", "2-planar+exploration",
-                                                     "arc-eager+labels_apart", "swap+global",
-                                                     "arc-eager+coordination-ps+"])
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc_eager+exploration", "two_planar+exploration",
+                                                     "arc_eager+labels_apart", "swap+global",
+                                                     "arc_eager+coordination-ps+"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
@@ -112,7 +112,7 @@ def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     assert held["UAS"] > chain["UAS"] + 10, (held, chain)
     # top-down trains on its static oracle alone and is the weakest on 300 sentences (28-32 LAS
     # over initialisations; docs/results.md has it on the full treebank)
-    assert held["LAS"] > (25.0 if system == "top-down" else 30.0)
+    assert held["LAS"] > (25.0 if system == "top_down" else 30.0)
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
@@ -147,11 +147,11 @@ def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
 def test_exploration_is_a_probability(option):
     nlp = spacy.blank("xx")
     with pytest.raises(ValueError, match="E061"):
-        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["arc-eager"], option: 1.5})
+        nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["arc_eager"], option: 1.5})
 
 
 def test_decorated_labels_stay_inside(trained, gothic):
-    nlp = trained["arc-eager"]
+    nlp = trained["arc_eager"]
     parser = nlp.get_pipe("planar_parser")
     assert any(LIFT_MARK in l for l in parser.cfg["labels"])  # learned decorated actions, none dropped
     for label in list(parser.labels) + list(parser.label_data):
@@ -164,7 +164,7 @@ def test_decorated_labels_stay_inside(trained, gothic):
     assert all(LIFT_MARK not in l and PATH_MARK not in l for l in per_type)
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc-eager+labels_apart"])
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc_eager+labels_apart"])
 def test_serialization_round_trip(trained, gothic, system, tmp_path):
     nlp = trained[system]
     _, held_out = gothic
@@ -193,7 +193,7 @@ def test_labels_apart_parts(trained):
     the scores of its move and of its label's parts."""
     import numpy as np
 
-    nlp = trained["arc-eager+labels_apart"]
+    nlp = trained["arc_eager+labels_apart"]
     parser = nlp.get_pipe("planar_parser")
     names, matrix = parser.system.table.factors()
     parts = parser.model.get_ref("parts")
@@ -256,7 +256,7 @@ def test_docs_of_any_length(trained, system, n):
         assert len(list(doc.sents)) == sum(1 for h in heads if h == 0)
 
 
-@pytest.mark.parametrize("system", ["2-planar", "swap"])
+@pytest.mark.parametrize("system", ["two_planar", "swap"])
 def test_sentence_boundaries_are_respected(trained, gothic, system):
     nlp = trained[system]
     _, held_out = gothic
@@ -272,7 +272,7 @@ def test_sentence_boundaries_are_respected(trained, gothic, system):
             assert a <= t.head.i < b
 
 
-@pytest.mark.parametrize("system", ["arc-eager", "swap", "top-down", "planar", "2-planar"])
+@pytest.mark.parametrize("system", ["arc_eager", "swap", "top_down", "planar", "two_planar"])
 def test_single_root(gothic, system):
     """One root per sentence, labelled root, built by the moves: no system
     needs the guard (under SPACY_PLANAR_DEBUG, which the tests set, it would
@@ -287,7 +287,7 @@ def test_single_root(gothic, system):
         assert "EXTRA" not in labels
     parser = nlp.get_pipe("planar_parser")
     assert sum(parser.repaired.values()) == 0
-    if system in ("planar", "2-planar"):  # their moves alone build forests
+    if system in ("planar", "two_planar"):  # their moves alone build forests
         parser.cfg["single_root"] = False
         forest = sum(sum(1 for h in tree_of(doc)[0] if h == 0) - 1
                      for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]))
@@ -308,11 +308,11 @@ def test_misaligned_examples_are_skipped_not_fatal(gothic):
 
 
 def test_labels_for_spacy_init_labels(trained):
-    parser = trained["2-planar"].get_pipe("planar_parser")
+    parser = trained["two_planar"].get_pipe("planar_parser")
     assert "root" in parser.label_data and "nsubj" in parser.label_data
 
 
-@pytest.mark.parametrize("system", ["arc-eager", "2-planar", "arc-eager+labels_apart"])
+@pytest.mark.parametrize("system", ["arc_eager", "two_planar", "arc_eager+labels_apart"])
 def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
     """The C hidden layer used when parsing on CPU gives the scores of the
     Thinc-ops forward (the path a GPU takes), state by state."""
@@ -347,7 +347,7 @@ def test_parser_reads_predicted_tags(gothic, arch, added):
     nlp.add_pipe("morphologizer")
     nlp.add_pipe("tagger")
     tags = {"@architectures": arch, "width": 16, "tok2vec": LISTENER["tok2vec"]}
-    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["2-planar"],
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["two_planar"],
                                           "model": dict(LISTENER, tok2vec=tags)})
     examples = [Example(words_only(nlp, d), d) for d in train_docs[:100]]
     sgd = nlp.initialize(lambda: examples)
@@ -407,7 +407,7 @@ def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
     but its labels, its output and a reloaded copy's output are UD."""
     from spacy_planar.transforms import clean_label
 
-    nlp = trained["arc-eager+coordination-ps+"]
+    nlp = trained["arc_eager+coordination-ps+"]
     parser = nlp.get_pipe("planar_parser")
     assert any(l.endswith("+") for l in parser.cfg["labels"])  # shared dependents, marked
     assert all(clean_label(l) == l for l in parser.labels)
@@ -435,9 +435,9 @@ def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, gothic):
     import numpy as np
 
     from spacy_planar.model.parser_model import states_forward
-    parser = trained["top-down"].get_pipe("planar_parser")
+    parser = trained["top_down"].get_pipe("planar_parser")
     _, held_out = gothic
-    docs = [words_only(trained["top-down"], d) for d in held_out[:30]]
+    docs = [words_only(trained["top_down"], d) for d in held_out[:30]]
     scorer = parser.model.predict(docs)
     n_tokens = sum(len(d) for d in docs)
     rng = np.random.default_rng(0)
@@ -460,18 +460,18 @@ def test_top_down_needs_the_arc_scorer(gothic):
     oracle, so exploration is refused."""
     train_docs, _ = gothic
     nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["top-down"], "exploration": 0.0,
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["top_down"], "exploration": 0.0,
                                           "exploration_nonprojective": None})
     examples = [Example(words_only(nlp, d), d) for d in train_docs[:5]]
     with pytest.raises(ValueError, match="E063"):
         nlp.initialize(lambda: examples)
     nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["arc-eager"],
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["arc_eager"],
                                           "model": dict(DEFAULT_MODEL["model"], arc_width=16)})
     with pytest.raises(ValueError, match="E063"):
         nlp.initialize(lambda: examples)
     with pytest.raises(ValueError, match="E064"):
-        spacy.blank("xx").add_pipe("planar_parser", config={"transition_system": SYSTEMS["top-down"],
+        spacy.blank("xx").add_pipe("planar_parser", config={"transition_system": SYSTEMS["top_down"],
                                                              "exploration": 0.5})
 
 
@@ -479,7 +479,7 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     """FIRST (section 5.4) is learned from the training trees' UPOS, kept on
     disk, and read from the Docs' POS where an earlier component set it;
     every parse is a valid tree with or without it."""
-    nlp = trained["top-down"]
+    nlp = trained["top_down"]
     nlp.to_disk(tmp_path / "pipe")
     loaded = spacy.load(tmp_path / "pipe")
     parser = loaded.get_pipe("planar_parser")
@@ -500,7 +500,7 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     # derivation of each tree it built, its PRED(k) lie in the narrowed range (all but a few: where
     # the parser completed a tree at another step than the oracle would, the queue front i, whose
     # tag FIRST reads, differs)
-    from spacy_planar.oracles import make_oracle
+    from spacy_planar.catalog import make_oracle
     from spacy_planar.systems.state import PRED
     system = parser.system
     from spacy_planar.trees import is_projective
@@ -518,7 +518,7 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     assert len(inside) > 1000 and np.mean(inside) > 0.99, (len(inside), np.mean(inside))
 
 
-@pytest.mark.parametrize("system", ["2-planar", "swap"])
+@pytest.mark.parametrize("system", ["two_planar", "swap"])
 def test_whitespace_is_attached_not_parsed(trained, system):
     """Whitespace tokens are not words of the tree: each hangs on the word
     before it (the word after it at a sentence's start) with the extra root

@@ -8,14 +8,14 @@ from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
 from reference import random_run
 from spacy_planar.driver import oracle_check, oracle_run
-from spacy_planar.oracles import make_oracle
-from spacy_planar.systems import SYSTEMS, make_system, system_for_trees
+from spacy_planar.catalog import make_oracle
+from spacy_planar.catalog import SYSTEMS, make_system, system_for_trees
 from spacy_planar.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
 
-VARIANTS = [("arc-eager", {}), ("planar", {}), ("2-planar", {}), ("swap", {"oracle": "eager"}), ("swap", {"oracle": "lazy"})]
+VARIANTS = [("arc_eager", {}), ("planar", {}), ("two_planar", {}), ("swap", {"oracle": "eager"}), ("swap", {"oracle": "lazy"})]
 # with the systems that have a static oracle only (no exploration)
-STATIC_VARIANTS = VARIANTS + [("top-down", {})]
+STATIC_VARIANTS = VARIANTS + [("top_down", {})]
 
 # Figure 1 of Nivre, Kuhlmann & Hall (2009): "Who did you send the letter to ?"
 WHO_HEADS = [7, 0, 2, 2, 6, 4, 4, 2]
@@ -54,7 +54,7 @@ def check_complete(name, kw, trees):
         assert res["not_covered"] == 0
     if name == "planar":
         assert res["not_covered"] == sum(not is_planar(h) for h, _ in trees)
-    if name == "2-planar":
+    if name == "two_planar":
         assert res["not_covered"] == sum(min_planes(h) > 2 for h, _ in trees)
     return system, res
 
@@ -63,7 +63,7 @@ def check_complete(name, kw, trees):
 def test_oracle_complete_on_gothic(name, kw):
     trees = gold_trees("got_proiel")
     system, res = check_complete(name, kw, trees)
-    if name in ("arc-eager", "top-down"):
+    if name in ("arc_eager", "top_down"):
         # every projectivized tree is derived exactly (before deprojectivize)
         prepared = [system.prepare_tree(h, l) for h, l in trees]
         got = oracle_run(system, prepared).trees
@@ -89,19 +89,19 @@ def test_lazy_oracle_needs_fewer_swaps(treebank_name):
 def test_two_planar_switches_only_when_needed():
     trees = gold_trees("got_proiel")
     planar = [t for t in trees if is_planar(t[0])]
-    res = oracle_check(system_for_trees("2-planar", planar), planar)
+    res = oracle_check(system_for_trees("two_planar", planar), planar)
     assert "SWITCH" not in res["transitions"]
     crossing = [t for t in trees if not is_planar(t[0])]
-    res = oracle_check(system_for_trees("2-planar", crossing), crossing)
+    res = oracle_check(system_for_trees("two_planar", crossing), crossing)
     assert 0 < res["transitions"]["SWITCH"] < 4 * len(crossing)
 
 
 PROMISE = {
-    "arc-eager": is_projective,
+    "arc_eager": is_projective,
     "planar": is_planar,
-    "2-planar": lambda h: min_planes(h) <= 2,
+    "two_planar": lambda h: min_planes(h) <= 2,
     "swap": lambda h: True,
-    "top-down": lambda h: is_projective(h) and sum(1 for x in h if x == 0) == 1,
+    "top_down": lambda h: is_projective(h) and sum(1 for x in h if x == 0) == 1,
 }
 
 # Figure 2 of Hayashi et al. (2012): "I saw a girl"
@@ -109,7 +109,7 @@ FIGURE_2 = ([2, 0, 4, 2], ["nsubj", "root", "det", "obj"])
 
 
 def test_top_down_derives_figure_2_as_the_paper():
-    system = system_for_trees("top-down", [FIGURE_2])
+    system = system_for_trees("top_down", [FIGURE_2])
     st = system.init_states([4])
     oracle = make_oracle(system, st, [system.label_tree(system.prepare_tree(*FIGURE_2))])
     names, states = [], []
@@ -130,7 +130,7 @@ def test_top_down_derives_figure_2_as_the_paper():
 @pytest.mark.parametrize("treebank_name", ["got_proiel"])
 def test_top_down_takes_exactly_3n_steps(treebank_name):
     trees = [t for t in gold_trees(treebank_name, every=3)]
-    system = system_for_trees("top-down", trees)
+    system = system_for_trees("top_down", trees)
     prepared = [system.prepare_tree(h, l) for h, l in trees]
     st = system.init_states([len(h) for h, _ in prepared])
     oracle = make_oracle(system, st, [system.label_tree(t) for t in prepared])
@@ -152,7 +152,7 @@ def test_random_valid_actions_give_promised_trees(lengths, seed, name):
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(["planar", "2-planar"]))
+       st.sampled_from(["planar", "two_planar"]))
 def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, name):
     """Under the tree constraint (UNSHIFT at the end), random valid actions
     still give planar trees (planar) within the bound, never stuck; 2-planar's
@@ -163,7 +163,7 @@ def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, n
     assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
     for b, (heads, labels) in enumerate(states.trees(system.root_id)):
         assert tree_error(heads) is None
-        assert PROMISE[name](heads) or name == "2-planar"
+        assert PROMISE[name](heads) or name == "two_planar"
         # bookkeeping: the roots are the words gone headless and those left on the stacks
         on_stacks = {int(w) for s in range(states.stack.shape[1]) for w in states.stack[b, s, :states.sp[b, s]]}
         assert sum(1 for h in heads if h == 0) == states.roots_out[b] + sum(1 for w in on_stacks if heads[w - 1] == 0)
@@ -171,7 +171,7 @@ def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, n
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(["arc-eager", "swap", "top-down", "planar", "2-planar"]))
+       st.sampled_from(["arc_eager", "swap", "top_down", "planar", "two_planar"]))
 def test_single_root_is_a_rule_of_the_moves(lengths, seed, name):
     """Under ``finish`` (the component's single_root), arc-eager (UNSHIFT),
     swap (the root's arc last), top-down (by construction), planar and
@@ -183,7 +183,7 @@ def test_single_root_is_a_rule_of_the_moves(lengths, seed, name):
     assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
     for heads, labels in system.output_trees(states):
         assert tree_error(heads) is None
-        assert PROMISE[name](heads) or name == "2-planar"
+        assert PROMISE[name](heads) or name == "two_planar"
         assert [labels[w] for w, h in enumerate(heads) if h == 0] == ["root"]
 
 
@@ -207,7 +207,7 @@ def test_two_planar_rescue_switch_is_rare():
     moves); its link there may cross a link of that plane (a third plane).
     On 3,000 random walks of 8-20 words that happens below 0.5% of the time
     (6 of the 3,000 with seed 0), and never without the constraint."""
-    system = make_system("2-planar", ["a", "b"])
+    system = make_system("two_planar", ["a", "b"])
     lengths = [8, 12, 20] * 1000
     for finish in (False, True):
         states, _ = random_run(system, lengths, np.random.default_rng(0), finish=finish)
@@ -215,7 +215,7 @@ def test_two_planar_rescue_switch_is_rare():
         assert three == 0 if not finish else 0 < three < 0.005 * len(lengths)
 
 
-@pytest.mark.parametrize("name", ["planar", "2-planar"])
+@pytest.mark.parametrize("name", ["planar", "two_planar"])
 def test_tree_constraint_leaves_one_root_and_non_projective_trees(name):
     """Random walks build forests (several roots); under the tree constraint
     every tree has one root as the moves left it (``States.trees``, before
@@ -235,7 +235,7 @@ def test_tree_constraint_leaves_one_root_and_non_projective_trees(name):
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(1, 20), min_size=1, max_size=6), st.integers(0, 2 ** 32 - 1))
 def test_two_planar_never_switches_twice(lengths, seed):
-    system = make_system("2-planar", ["a"])
+    system = make_system("two_planar", ["a"])
     rng = np.random.default_rng(seed)
     states = system.init_states(lengths)
     while not system.is_final(states).all():
@@ -268,8 +268,8 @@ def test_features_do_not_depend_on_the_batch(trees, variant):
 
 
 def test_action_table_is_data():
-    a = make_system("2-planar", ["obj", "nsubj"])
-    b = make_system("2-planar", ["obj", "nsubj"])
+    a = make_system("two_planar", ["obj", "nsubj"])
+    b = make_system("two_planar", ["obj", "nsubj"])
     assert a.table.names() == b.table.names()
     assert a.table.names()[:3] == ["SHIFT", "REDUCE", "LEFT-ARC-obj"]
     assert len(a.table) == 3 + 2 * 3  # SHIFT REDUCE SWITCH + 2 arcs x (obj, nsubj, root)
@@ -308,7 +308,7 @@ def test_arc_eager_dynamic_oracle_costs_are_exact(tree, walk):
     """In any reachable configuration (a random walk from the start), the
     cost of each valid action is the number of gold arcs it puts out of
     reach: the best reachable score now minus the best after the action."""
-    system = system_for_trees("arc-eager", [tree])
+    system = system_for_trees("arc_eager", [tree])
     prepared = system.prepare_tree(*tree)
     st = system.init_states([len(tree[0])])
     gold = make_oracle(system, st, [system.label_tree(prepared)])
@@ -368,7 +368,7 @@ def _random_tree(rng, n):
     return heads, [str(rng.choice(["nsubj", "obj", "obl"])) if h else "root" for h in heads]
 
 
-@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 7, 0.97), ("2-planar", 7, 0.97), ("swap", 6, 0.97)])
+@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 7, 0.97), ("two_planar", 7, 0.97), ("swap", 6, 0.97)])
 def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share):
     """The move costs of planar, 2-planar and swap (``costs``), in random
     reachable configurations of random small trees, against the true cost
@@ -415,7 +415,7 @@ def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share
     assert exact >= exact_share * states, (exact, states)
 
 
-@pytest.mark.parametrize("name", ["planar", "2-planar", "swap"])
+@pytest.mark.parametrize("name", ["planar", "two_planar", "swap"])
 def test_cheapest_moves_derive_the_gold_tree(name):
     """From the start, taking any of the cheapest moves at random gives back
     every gold tree the system covers (a sample of Gothic)."""
@@ -467,7 +467,7 @@ def test_two_planar_exploration_targets_are_the_static_oracle_where_it_is_cheape
     random valid move in ten) they are cheapest actions, one of them where
     the static oracle's action is cheapest, all of them elsewhere."""
     trees = [t for t in gold_trees("got_proiel", every=7)]
-    system = system_for_trees("2-planar", trees)
+    system = system_for_trees("two_planar", trees)
     st = system.init_states([len(h) for h, _ in trees])
     gold = make_oracle(system, st, [system.label_tree(system.prepare_tree(*t)) for t in trees])
     rng = np.random.default_rng(0)
@@ -659,7 +659,7 @@ def test_exploration_keep_order_takes_two_planars_planes(keep_order):
         counts["switches"] += int((live & (moves == SWITCH)).sum())
         counts["uncrossed_arcs"] += int((kept & arc & ~gold.crossed[states.rows, dep]).sum())
 
-    trees, system, right = run_without("2-planar", {}, 5, SWITCH, keep_order, record)
+    trees, system, right = run_without("two_planar", {}, 5, SWITCH, keep_order, record)
     assert counts["kept"] > 50 and counts["uncrossed_arcs"] == 0
     assert (counts["switches"] > 20) if keep_order else counts["switches"] == 0
     crossed = [bool(crossings(h)[1].any()) for h, _ in trees]
@@ -679,7 +679,7 @@ def test_two_planar_exploring_at_zero_is_static_training():
     the oracle's action alone, with the same valid actions (compared as sets
     of rows, which the two runs order differently)."""
     from spacy_planar.driver import exploration_run
-    trees, system, score, offsets, fresh = exploration_setup("2-planar", {}, every=20, seed=3)
+    trees, system, score, offsets, fresh = exploration_setup("two_planar", {}, every=20, seed=3)
     st, gold = fresh()
     explored = exploration_run(system, st, gold, score, 0.0, offsets)
     ids, labs, actions, valid = [], [], [], []
@@ -718,7 +718,7 @@ def test_top_down_first_lookahead_keeps_the_gold_prediction():
 
     def walk(sents, first):
         trees = [(s.heads, s.deprels) for s in sents]
-        system = system_for_trees("top-down", trees, first=first)
+        system = system_for_trees("top_down", trees, first=first)
         prepared = [system.prepare_tree(h, l) for h, l in trees]
         st = system.init_states([len(h) for h, _ in prepared], tags=[s.upos for s in sents])
         oracle = make_oracle(system, st, [system.label_tree(t) for t in prepared])

@@ -8,8 +8,9 @@ from thinc.api import NumpyOps
 from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.model.parser_model import ARC_PARAMS, arcs_forward, build_arc_scorer, pred_scores
-from spacy_planar.oracles import make_oracle
-from spacy_planar.systems import TopDown, system_for_trees
+from spacy_planar.catalog import make_oracle
+from spacy_planar.catalog import system_for_trees
+from spacy_planar.systems import TopDown
 from spacy_planar.systems.state import INT, LEFT, PRED, SHIFT
 
 
@@ -51,7 +52,7 @@ def test_training_arrays_are_the_valid_actions(gothic_trees):
     arc rows rebuilt for training from ``step_record`` are those the parser
     sees (``valid_actions``, ``model_inputs``), and the oracle's action is
     always among them: the training loss is over the parser's choices."""
-    system = system_for_trees("top-down", gothic_trees)
+    system = system_for_trees("top_down", gothic_trees)
     prepared = [system.prepare_tree(h, l) for h, l in gothic_trees]
     st = system.init_states([len(h) for h, _ in prepared])
     oracle = make_oracle(system, st, [system.label_tree(t) for t in prepared])

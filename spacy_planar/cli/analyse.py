@@ -15,8 +15,8 @@ from ..driver import oracle_check
 from ..experiments import projectivization_check, tree_transform_check
 from ..pseudoproj import ENCODINGS
 from ..transforms import TRANSFORMS
-from ..systems import SYSTEMS, system_for_trees
-from ..systems.base import PseudoProjective
+from ..catalog import SPECS, SYSTEMS, spec_of, system_for_trees
+from ..component.factory import DEFAULT_MODEL
 from ..trees import analyse
 from ._app import USER_ERRORS, app, fail, flag, msg, trees_of
 
@@ -141,21 +141,28 @@ def _tree_transform_check(path: Path, names: List[str], as_json: bool, failures:
                   f"\n  {words}")
 
 
+# the factory's system (the recommended parser's)
+DEFAULT_SYSTEM = next(spec.name for spec in SPECS
+                      if spec.registry_name == DEFAULT_MODEL["transition_system"]["@transition_systems"])
+
+
 @app.command()
 def oracle(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
-    system: str = typer.Option("2-planar", "--system", "-s", help="arc-eager|planar|2-planar|swap|top-down"),
+    system: str = typer.Option(DEFAULT_SYSTEM, "--system", "-s", help="|".join(SYSTEMS)),
     oracle_name: str = typer.Option("lazy", "--oracle", "-o", help="swap: eager|lazy"),
-    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc-eager, top-down: " + "|".join(ENCODINGS)),
+    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc_eager, top_down: " + "|".join(ENCODINGS)),
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """Run a system's static oracle over every tree of a treebank.
 
     Run a system's static oracle over every sentence: trees reproduced
     exactly, trees the system cannot cover, transitions per type."""
-    # the systems that parse through the pseudo-projective encodings take --encoding
-    encoded = system in SYSTEMS and issubclass(SYSTEMS[system], PseudoProjective)
     try:
+        spec = spec_of(system)
+        system = spec.name
+        # the systems that parse through the pseudo-projective encodings take --encoding
+        encoded = spec.encoded
         trees = list(trees_of(path))
         start = time.perf_counter()
         options = {"swap": {"oracle": oracle_name}}.get(system, {"encoding": encoding} if encoded else {})

@@ -106,18 +106,18 @@ def bench_oracle(
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
+    from ..catalog import SPECS, system_for_trees
     from ..driver import oracle_check
-    from ..systems import system_for_trees
 
     trees = list(trees_of(path))
     words = sum(len(h) for h, _ in trees)
     rows = {}
-    for name, kw in (("arc-eager", {}), ("planar", {}), ("2-planar", {}),
-                     ("swap (eager)", {"oracle": "eager"}), ("swap (lazy)", {"oracle": "lazy"}), ("top-down", {})):
-        def run() -> int:
-            oracle_check(system_for_trees(name.split()[0], trees, **kw), trees)
-            return words
-        rows[name] = timed(run, repeats)
+    for spec in SPECS:
+        for variant, kw in spec.variants:
+            def run() -> int:
+                oracle_check(system_for_trees(spec.name, trees, **kw), trees)
+                return words
+            rows[spec.name + (f" ({variant})" if variant else "")] = timed(run, repeats)
     report(rows, as_json, f"oracle {path}")
 
 

@@ -20,13 +20,15 @@ from typing import List, Optional
 import typer
 from thinc.api import Config, ConfigValidationError
 
+from ..catalog import SPECS
 from ..conllu_io import atomic_output, check_input
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, flag, msg
 
 PARTS = Path(__file__).resolve().parents[1] / "configs"
-SYSTEM_CONFIGS = ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "spacy_parser_cnn",
-                  "spacy_parser_small", "spacy_beam_parser")
+# our systems (a partial config each, named as the system: catalog.SPECS), then spaCy's parser as anchors
+SYSTEM_CONFIGS = tuple(spec.name for spec in SPECS) + ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small",
+                                                       "spacy_beam_parser")
 # a system whose partial only changes another's: that one is merged first
 BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}
 # spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.cfg's characters

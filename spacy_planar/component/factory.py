@@ -5,6 +5,7 @@ from typing import Callable, List, Optional
 from spacy.language import Language
 from thinc.api import Config, Model
 
+from .. import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
 from .. import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
 from ..systems.registry import Configured
 from .pipe import PlanarParser

@@ -20,7 +20,7 @@ from spacy.training import Example
 from ..doc_trees import OUTSIDE, span_tree
 from ..beam import BeamRun
 from ..driver import batches, beam_train_run, exploration_run, oracle_run
-from ..oracles import make_oracle
+from ..catalog import make_oracle
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
 from ..transforms import apply_transforms

@@ -27,13 +27,11 @@ from typing import Tuple
 
 import numpy as np
 
-from ..systems.arc_eager import ArcEager
 from ..systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, States
 from .base import Oracle
 
 
 class ArcEagerOracle(Oracle):
-    system_class = ArcEager
 
     def static(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         return self.link_or_reduce(st, arcs_on_headless=False, reduce_needs_head=True)

@@ -32,7 +32,6 @@ LabelledTree = Tuple[Sequence[int], Sequence[int]]  # heads, label ids
 class Oracle:
     """Base class: gold links and the generic answers derived from ``costs``."""
 
-    system_class: ClassVar[type] = TransitionSystem
     # the per-row arrays that ``select`` keeps (subclasses add theirs)
     row_fields: ClassVar[Tuple[str, ...]] = ("heads", "labels")
 

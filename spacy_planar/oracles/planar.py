@@ -16,14 +16,12 @@ from typing import Tuple
 
 import numpy as np
 
-from ..systems.planar import Planar
 from ..systems.state import INT, LEFT, RIGHT, SWITCH, States
 from . import _link_costs
 from .base import PREFER, Oracle
 
 
 class PlanarOracle(Oracle):
-    system_class = Planar
     # (row, d1, d2): the gold links into d1 and d2 cross (``link_costs``); none in a planar oracle
     pairs = np.zeros((0, 3), dtype=INT)
 

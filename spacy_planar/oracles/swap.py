@@ -20,13 +20,11 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ..systems.state import INT, LEFT, RIGHT, SHIFT, SWAP, States
-from ..systems.swap import Swap
 from ..trees import projective_order
 from .base import PREFER, Oracle
 
 
 class SwapOracle(Oracle):
-    system_class = Swap
     row_fields = Oracle.row_fields + ("ndeps", "order", "mpc")
 
     ndeps: np.ndarray  # [B, T] gold dependents of each word

@@ -20,12 +20,11 @@ from typing import Tuple
 import numpy as np
 
 from ..systems.state import INT, LEFT, PRED, RIGHT, States
-from ..systems.top_down import SCAN, TopDown
+from ..systems.top_down import SCAN
 from .base import Oracle
 
 
 class TopDownOracle(Oracle):
-    system_class = TopDown
 
     def static(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         """(moves, labels): for PRED the "label" is the predicted word

@@ -41,13 +41,11 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from ..systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, States
-from ..systems.two_planar import TwoPlanar
 from ..trees import crossings
 from .planar import PlanarOracle
 
 
 class TwoPlanarOracle(PlanarOracle):
-    system_class = TwoPlanar
     row_fields = PlanarOracle.row_fields + ("plane", "crossed")
 
     plane: np.ndarray  # [B, T] the plane (stack 0 / 1) of the link into each word, -1 while unassigned

@@ -42,7 +42,7 @@ from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, States
 
 
 class ArcEager(PseudoProjective):
-    name = "arc-eager"
+    name = "arc_eager"
     moves = (SHIFT, REDUCE, LEFT, RIGHT)
 
     @staticmethod

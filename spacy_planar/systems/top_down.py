@@ -57,7 +57,7 @@ SCAN = SHIFT
 
 
 class TopDown(PseudoProjective):
-    name = "top-down"
+    name = "top_down"
     moves = (SHIFT, LEFT, RIGHT)
     n_stacks = 2
     root_on_stack = True

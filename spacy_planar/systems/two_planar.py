@@ -34,7 +34,7 @@ from .state import FEATURES_2STACK, LEFT, REDUCE, RIGHT, SHIFT, SWITCH
 
 
 class TwoPlanar(Planar):
-    name = "2-planar"
+    name = "two_planar"
     moves = (SHIFT, REDUCE, LEFT, RIGHT, SWITCH)
     n_stacks = 2
     features = FEATURES_2STACK
