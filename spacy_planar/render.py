@@ -17,6 +17,7 @@ from html import escape
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .conllu_io import HEAD_PROBS_KEY
+from .kbest import Calibration
 from .doc_trees import ud_tree
 from .trees import nonprojective_arcs, plane_assignment
 
@@ -181,3 +182,38 @@ def line_chart(series: Dict[str, Sequence[Tuple[float, float]]], x_label: str, y
         out.append(f'<text x="{width - right + 10}" y="{top + 16 * (n + 1)}" fill="{colour}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def reliability_svg(cal: Calibration, title: str = "", size: int = 320) -> str:
+    """A reliability diagram: per bin a bar of the arcs' accuracy over the
+    bin, the diagonal of perfect calibration, each bin's share of the arcs
+    as the bar's shade; the ECE in the title. One standalone SVG."""
+    bins = len(cal.counts)
+    pad, plot = 40, size - 60
+    w = plot / bins
+    share = cal.counts / max(cal.n, 1)
+    x = lambda v: pad + v * plot  # noqa: E731
+    y = lambda v: pad + (1 - v) * plot  # noqa: E731
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
+             f'viewBox="0 0 {size} {size}" font-family="sans-serif" font-size="11">',
+             f'<rect x="{pad}" y="{pad}" width="{plot}" height="{plot}" fill="white" stroke="#444"/>']
+    for i in range(bins):
+        if cal.counts[i] == 0:
+            continue
+        acc = float(cal.accuracy[i])
+        opacity = 0.25 + 0.75 * min(1.0, float(share[i]) * bins / 2)
+        parts.append(f'<rect x="{x(i / bins) + 1:.1f}" y="{y(acc):.1f}" width="{w - 2:.1f}" '
+                     f'height="{plot * acc:.1f}" fill="#3465a4" fill-opacity="{opacity:.2f}">'
+                     f'<title>{i / bins:.1f}-{(i + 1) / bins:.1f}: {int(cal.counts[i])} arcs, '
+                     f'accuracy {acc:.3f}, mean probability {cal.confidence[i]:.3f}</title></rect>')
+    parts.append(f'<line x1="{x(0)}" y1="{y(0)}" x2="{x(1)}" y2="{y(1)}" stroke="#cc0000" stroke-dasharray="4 3"/>')
+    for v in (0, 0.5, 1):
+        parts.append(f'<text x="{x(v):.0f}" y="{pad + plot + 14}" text-anchor="middle">{v:g}</text>')
+        parts.append(f'<text x="{pad - 6}" y="{y(v) + 4:.0f}" text-anchor="end">{v:g}</text>')
+    parts.append(f'<text x="{size / 2:.0f}" y="{size - 6}" text-anchor="middle">arc probability</text>')
+    parts.append(f'<text x="12" y="{size / 2:.0f}" text-anchor="middle" transform="rotate(-90 12 {size / 2:.0f})">'
+                 'accuracy</text>')
+    heading = f"{title} ECE {cal.ece:.3f}, {cal.n} arcs".strip()
+    parts.append(f'<text x="{size / 2:.0f}" y="{pad - 14}" text-anchor="middle">{escape(heading)}</text>')
+    parts.append("</svg>\n")
+    return "\n".join(parts)

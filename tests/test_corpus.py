@@ -181,11 +181,12 @@ class DaskProcesses:
         for proc in self.procs.values():
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs.values():
+        for proc in self.procs.values():  # a worker whose scheduler went first waits for it: not for long
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
 
 
 @pytest.fixture

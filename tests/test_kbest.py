@@ -17,8 +17,9 @@ from spacy_planar.cli import app
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.errors import UserError
 from spacy_planar.kbest import (arc_confidence, arc_probabilities, at_temperature, calibration, distinct_parses, fit_calibration,
-                                isotonic, reliability_svg)
+                                isotonic)
 from spacy_planar.official import validate
+from spacy_planar.render import reliability_svg
 from spacy_planar.trees import tree_error
 
 BEAM = {"beam_width": 8, "n_best": 4}

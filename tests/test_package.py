@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import small_parser, treebank
+from conftest import sample, small_parser, treebank
 from spacy_planar.cli import app
 
 pytest.importorskip("wheel")  # the offline build (--no-build-isolation) needs it, as setuptools and cython
@@ -38,12 +38,13 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     a Greek one named without (tiny becomes grc_tiny), packaged as the README
     says, install with --no-index where only spaCy is, and load by name."""
     packages = tmp_path / "packages"
+    test = sample(treebank("got_proiel", "dev"), tmp_path / "test.conllu", 60)  # the meta's scores: any test file
     for lang, name in (("la", "la_tiny"), ("grc", "tiny")):
         small_parser(tmp_path / lang, 30, epochs=1, lang=lang)
         r = CliRunner().invoke(app, ["package", str(tmp_path / lang), str(packages), "--name", name,
                                      "--version", "1.2.3", "--license", "CC BY-NC-SA 3.0", "--source",
                                      "UD_Gothic-PROIEL=https://github.com/UniversalDependencies/UD_Gothic-PROIEL",
-                                     "--test", str(treebank("got_proiel", "dev")), "--no-build-isolation"])
+                                     "--test", str(test), "--no-build-isolation"])
         assert r.exit_code == 0, r.output
     dist = packages / "dist"
     names = {p.name.split("-")[0].lower() for p in dist.glob("*.whl")}

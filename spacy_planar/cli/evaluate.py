@@ -71,7 +71,8 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
     labels as the official LAS) and the calibration of ``HeadProb`` (ECE,
     10 bins; ``diagram``: the reliability diagram as SVG) and how it ranks
     the arcs (``kbest.ranking``)."""
-    from ..kbest import calibration, oracle_choice, ranking, reliability_svg
+    from ..kbest import calibration, oracle_choice, ranking
+    from ..render import reliability_svg
 
     out: Dict = {}
     gold_sents = list(read_conllu(gold))

@@ -15,7 +15,6 @@ from ..conllu_io import HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
 from ..driver import batches, beam_parse, greedy_parse
 from ..kbest import arc_confidence, calibrated, distinct_parses
 from ..errors import Errors, unexpected
-from ..model.parser_model import one_blas_thread
 from ..pseudoproj import undecorate
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
@@ -23,6 +22,31 @@ from ..transforms import inverted_or_none, restore
 from ..trees import are_trees, one_root
 
 Unit = Tuple[int, int, int]  # (Doc, start, end)
+
+
+_BLAS = None
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS runs on one thread: the parse loop's
+    products are small (states x hidden by hidden x actions), and BLAS's
+    thread per core costs more to start and fights other processes than it
+    saves (docs/decisions.md, 2026-11-25); spaCy's parser stays on one
+    thread too. No effect where numpy has no BLAS threads (or on a GPU)."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+def units(doc: Doc) -> List[Tuple[int, int]]:
+    """Parse units: the sentences set by an earlier component, else the Doc."""
+    if len(doc) == 0:
+        return []
+    if doc.has_annotation("SENT_START") and not doc.has_annotation("DEP"):
+        return [(s.start, s.end) for s in doc.sents]
+    return [(0, len(doc))]
 
 
 def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], cfg: Dict,

@@ -32,8 +32,8 @@ from ..systems.registry import Configured
 from ..transforms import check_transforms, clean_label
 from ..trees import first_sets
 from .extensions import register as register_extensions
-from .parsing import output_trees, parse_docs, set_parses
-from .training import Span, Trainer, beam_loss, loss_towards, units
+from .parsing import output_trees, parse_docs, set_parses, units
+from .training import Span, Trainer, beam_loss, loss_towards
 
 
 register_extensions()

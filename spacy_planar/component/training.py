@@ -24,20 +24,12 @@ from ..catalog import make_oracle
 from ..systems import TransitionSystem, Tree
 from ..systems.state import INT
 from ..transforms import apply_transforms
+from .parsing import units
 from ..trees import is_projective, tree_error
 
 Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
 # feature tokens, label features, targets, valid actions, more model inputs (top-down: its arc scorer's)
 Steps = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]
-
-
-def units(doc: Doc) -> List[Span]:
-    """Parse units: the sentences set by an earlier component, else the Doc."""
-    if len(doc) == 0:
-        return []
-    if doc.has_annotation("SENT_START") and not doc.has_annotation("DEP"):
-        return [(s.start, s.end) for s in doc.sents]
-    return [(0, len(doc))]
 
 
 class Trainer:

@@ -212,22 +212,6 @@ def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple["StateScorer
     return StateScorer(model, table, arc_tables), bp_table
 
 
-_BLAS = None
-
-
-def one_blas_thread():
-    """A context in which numpy's BLAS runs on one thread: the parse loop's
-    products are small (states x hidden by hidden x actions), and BLAS's
-    thread per core costs more to start and fights other processes than it
-    saves (docs/decisions.md, 2026-11-25); spaCy's parser stays on one
-    thread too. No effect where numpy has no BLAS threads (or on a GPU)."""
-    global _BLAS
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
-
-
 class StateScorer:
     """Scores the actions of parser states over one batch of Docs: the
     feature table of the batch's tokens and the parameters, fetched once.

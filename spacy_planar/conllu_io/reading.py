@@ -1,0 +1,346 @@
+"""Reading CoNLL-U: a thin line reader in front of ``conllu.parse_incr`` keeps
+the line numbers, checks each line (encoding, ten tab separated columns, IDs
+in order, HEAD a number or ``_``) and holds the raw lines, so that errors name
+the file, line and reason, and so that comments, multiword-token range lines
+and empty nodes are written back as they were (``Sentence``)."""
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, IO, Iterator, List, Optional, Tuple, Union
+
+import conllu
+
+from ..errors import ConlluError, Errors
+from ..trees import tree_error
+
+
+ID_WORD = re.compile(r"^[1-9][0-9]*$")
+
+
+_ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
+
+
+_ID_EMPTY = re.compile(r"^(0|[1-9][0-9]*)\.([1-9][0-9]*)$")
+
+
+_HEAD = re.compile(r"^(0|[1-9][0-9]*)$")
+
+
+_TWO_SPACES = re.compile(r" {2,}")
+
+
+def _raw(line: List[str], i: int) -> str:
+    return line[i]
+
+
+# conllu parses ID, HEAD and MISC; the other columns are kept as written.
+_FIELD_PARSERS = {
+    "lemma": _raw, "upos": _raw, "xpos": _raw, "feats": _raw, "deprel": _raw, "deps": _raw,
+}
+
+
+@dataclass
+class Sentence:
+    """One CoNLL-U sentence: the columns of its words as written, plus what
+    surrounds them (comments, multiword-token ranges, empty nodes)."""
+
+    path: str
+    line: int
+    comments: List[str]
+    forms: List[str]
+    lemmas: List[str]
+    upos: List[str]
+    xpos: List[str]
+    feats: List[str]
+    heads: Optional[List[int]]  # None: not annotated (HEAD '_' everywhere)
+    deprels: List[str]
+    deps: List[str]
+    misc: List[str]
+    space_after: List[bool]
+    # (first word, last word) 0-based, and the range line's 10 columns
+    ranges: List[Tuple[int, int, List[str]]] = field(default_factory=list)
+    # (number of words before it, the empty node's line as written)
+    empty: List[Tuple[int, str]] = field(default_factory=list)
+    word_lines: List[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.forms)
+
+    @property
+    def text(self) -> str:
+        for c in self.comments:
+            if c.startswith("# text ="):
+                return c[len("# text ="):].strip()
+        return ""
+
+
+@dataclass
+class SkipReport:
+    """What ``--skip-invalid`` left out: one (line, reason) per sentence."""
+
+    skipped: List[Tuple[int, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.skipped)
+
+
+class _Block:
+    __slots__ = ("start", "lines", "error")
+
+    def __init__(self, start: int):
+        self.start = start
+        self.lines: List[Tuple[int, str]] = []
+        self.error: Optional[Tuple[int, str]] = None
+
+
+class _CheckedLines:
+    """Iterates the lines of a CoNLL-U file for ``conllu.parse_incr``, checking
+    each sentence block before passing it on; the checked blocks (raw lines with
+    their numbers) wait in ``self.blocks`` for the reader, in order."""
+
+    def __init__(self, stream: IO[bytes], path: str, skip_invalid: bool, report: SkipReport,
+                 words_only: bool = False):
+        self.stream = stream
+        self.path = path
+        self.skip_invalid = skip_invalid
+        self.report = report
+        self.words_only = words_only  # HEAD and DEPREL neither checked nor read (``read_conllu``)
+        self.blocks: deque = deque()
+
+    def read(self) -> str:  # conllu.parse_incr asks for a file-like object
+        return "".join(self)
+
+    def fail(self, block: _Block, line: int, reason: str) -> None:
+        if not self.skip_invalid:
+            raise ConlluError(self.path, line, reason)
+        if block.error is None:
+            block.error = (line, reason)
+
+    def __iter__(self) -> Iterator[str]:
+        block: Optional[_Block] = None
+        lineno = 0
+        for lineno, raw in enumerate(self.stream, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                if block is None:
+                    block = _Block(lineno)
+                self.fail(block, lineno, Errors.E001.format(reason=e.reason, start=e.start))
+                continue
+            line = line.rstrip("\r\n")
+            if lineno == 1 and line.startswith("\ufeff"):  # a UTF-8 byte order mark
+                line = line[1:]
+            if line.strip():
+                if block is None:
+                    block = _Block(lineno)
+                block.lines.append((lineno, line))
+            elif block is not None:
+                yield from self._finish(block)
+                block = None
+        if block is not None:
+            yield from self._finish(block)
+
+    def _finish(self, block: _Block) -> Iterator[str]:
+        self._check(block)
+        if block.error is not None:
+            self.report.skipped.append(block.error)
+            return
+        if self.words_only:
+            block.lines = [(n, _without_tree(line)) for n, line in block.lines]
+        self.blocks.append(block)
+        for _, line in block.lines:
+            yield line + "\n"
+        yield "\n"
+
+    def _check(self, block: _Block) -> None:
+        n_words = 0
+        last_empty = (0, 0)
+        range_end = 0
+        n_heads = 0
+        words = 0
+        for lineno, line in block.lines:
+            if line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 10:
+                return self.fail(block, lineno, Errors.E002.format(n=len(cols)))
+            if any(_TWO_SPACES.search(c) for c in cols):
+                return self.fail(block, lineno, Errors.E014)
+            tid = cols[0]
+            if ID_WORD.match(tid):
+                n_words += 1
+                if int(tid) != n_words:
+                    return self.fail(block, lineno, Errors.E004.format(id=tid, expected=n_words))
+                head = "_" if self.words_only else cols[6]
+                if head != "_":
+                    if not _HEAD.match(head):
+                        return self.fail(block, lineno, Errors.E005.format(head=head))
+                    n_heads += 1
+                words += 1
+                continue
+            m = _ID_RANGE.match(tid)
+            if m:
+                first, last = int(m.group(1)), int(m.group(2))
+                if first != n_words + 1 or last <= first or first <= range_end:
+                    return self.fail(block, lineno, Errors.E004.format(id=tid, expected=f"a range from {n_words + 1}"))
+                range_end = last
+                continue
+            m = _ID_EMPTY.match(tid)
+            if m:
+                pos = (int(m.group(1)), int(m.group(2)))
+                if pos[0] != n_words or (pos[0] == last_empty[0] and pos[1] != last_empty[1] + 1) \
+                        or (pos[0] != last_empty[0] and pos[1] != 1):
+                    return self.fail(block, lineno, Errors.E004.format(id=tid, expected=f"{n_words}.x in sequence"))
+                last_empty = pos
+                continue
+            return self.fail(block, lineno, Errors.E003.format(id=tid))
+        if words == 0:
+            return self.fail(block, block.start, Errors.E012)
+        if range_end > n_words:
+            return self.fail(block, block.start, Errors.E011.format(id=f"ending at {range_end}"))
+        if 0 < n_heads < words:
+            unannotated = [(n, ln.split("\t", 1)[0]) for n, ln in block.lines
+                           if not ln.startswith("#") and ID_WORD.match(ln.split("\t", 1)[0])
+                           and ln.split("\t")[6] == "_"]
+            ids = ", ".join(i for _, i in unannotated[:10])
+            return self.fail(block, unannotated[0][0], Errors.E010.format(ids=ids))
+
+
+def _without_tree(line: str) -> str:
+    """A word line with HEAD and DEPREL blank (other lines as they are)."""
+    cols = line.split("\t")
+    if line.startswith("#") or len(cols) != 10 or not ID_WORD.match(cols[0]):
+        return line
+    cols[6] = cols[7] = "_"
+    return "\t".join(cols)
+
+
+def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
+                report: Optional[SkipReport] = None, words_only: bool = False) -> Iterator[Sentence]:
+    """Stream the sentences of a CoNLL-U file.
+
+    Raises ``ConlluError`` (file, line, reason) on the first malformed sentence,
+    or with ``skip_invalid`` leaves it out and records it in ``report``.
+    ``words_only``: the sentences to parse, their HEAD and DEPREL neither
+    checked nor read (a file whose trees are wrong still has words).
+    """
+    path = str(path)
+    if report is None:
+        report = SkipReport()
+    kind = file_kind(path)
+    if kind != "conllu" and os.path.getsize(path):
+        raise ConlluError(path, 1, Errors.E017 if kind == "docbin" else Errors.E018)
+    with open(path, "rb") as stream:
+        lines = _CheckedLines(stream, path, skip_invalid, report, words_only)
+        found = False
+        for tokenlist in conllu.parse_incr(lines, field_parsers=_FIELD_PARSERS):
+            found = True
+            block = lines.blocks.popleft()
+            sent = _to_sentence(tokenlist, block, path)
+            fault = None if sent.heads is None else tree_error(sent.heads)
+            if fault is not None:
+                word, reason = fault
+                line = sent.word_lines[word - 1] if word else sent.line
+                if not skip_invalid:
+                    raise ConlluError(path, line, reason)
+                report.skipped.append((line, reason))
+                continue
+            yield sent
+        if not found and not report.skipped:
+            raise ConlluError(path, 1, Errors.E015)
+
+
+_WORD_ID = re.compile(r"^[1-9][0-9]*([-.][0-9]+)?$")
+
+
+def file_kind(path: Union[str, Path], peek: int = 1 << 16) -> str:
+    """What a file holds, read from its content, not its name: ``docbin``
+    (spaCy's DocBin: zlib-compressed msgpack), ``conllu`` (its first line
+    that is neither blank nor a comment has tab-separated columns or starts
+    with a word ID; only comments: CoNLL-U too) or ``text`` (anything else
+    in UTF-8). Anything else: a one-line
+    ``ConlluError`` (E019)."""
+    import zlib
+
+    check_input(path)
+    with open(path, "rb") as f:
+        head = f.read(peek)
+    if head[:1] == b"\x78":
+        try:
+            zlib.decompressobj().decompress(head, 64)
+            return "docbin"
+        except zlib.error:
+            pass
+    bad = None
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as e:  # judged by what comes before (its reader names the line)
+        bad, text = e, head[:e.start].decode("utf-8-sig")
+    lines = text.splitlines()[:-1] if bad is not None else text.splitlines()  # the last one may be cut
+    for line in lines:
+        if line.strip() and not line.startswith("#"):
+            # a malformed CoNLL-U line (9 columns, an odd ID) is still CoNLL-U, for its reader to name
+            return "conllu" if "\t" in line or _WORD_ID.match(line.split()[0]) else "text"
+    if bad is not None and bad.start < len(head) - 4:  # not only a character cut by the peek
+        raise ConlluError(str(path), head[:bad.start].count(b"\n") + 1,
+                          Errors.E019.format(reason=bad.reason, start=bad.start))
+    return "conllu" if text.strip() else "text"
+
+
+def read_utf8(path: Path) -> str:
+    """A file's text; a byte that is not UTF-8 is a one-line error naming the file and line (E001)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConlluError(str(path), data[:e.start].count(b"\n") + 1,
+                          Errors.E001.format(reason=e.reason, start=e.start)) from None
+
+
+def check_input(path: Union[str, Path]) -> None:
+    """Raise a one-line error unless ``path`` is a file that exists."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(Errors.E031.format(path=path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(Errors.E032.format(path=path))
+
+
+def _to_sentence(tokenlist: conllu.TokenList, block: _Block, path: str) -> Sentence:
+    comments = [line for _, line in block.lines if line.startswith("#")]
+    token_lines = [(n, line) for n, line in block.lines if not line.startswith("#")]
+    cols = ("forms", "lemmas", "upos", "xpos", "feats", "deprels", "deps", "misc")
+    keys = ("form", "lemma", "upos", "xpos", "feats", "deprel", "deps")
+    out: Dict[str, list] = {c: [] for c in cols}
+    heads: List[Optional[int]] = []
+    space_after: List[bool] = []
+    ranges: List[Tuple[int, int, List[str]]] = []
+    empty: List[Tuple[int, str]] = []
+    word_lines: List[int] = []
+    for token, (lineno, line) in zip(tokenlist, token_lines):
+        tid = token["id"]
+        if isinstance(tid, tuple):
+            if tid[1] == "-":
+                ranges.append((tid[0] - 1, tid[2] - 1, line.split("\t")))
+            else:
+                empty.append((len(heads), line))
+            continue
+        for c, k in zip(cols, keys):
+            out[c].append(token[k])
+        out["misc"].append(line.rsplit("\t", 1)[1])
+        heads.append(token["head"])
+        misc = token["misc"] or {}
+        space_after.append(misc.get("SpaceAfter") != "No")
+        word_lines.append(lineno)
+    for first, last, rcols in ranges:
+        misc = conllu.parser.parse_dict_value(rcols[9]) or {}
+        space_after[last] = misc.get("SpaceAfter") != "No"
+    return Sentence(
+        path=path, line=block.start, comments=comments,
+        heads=None if heads and heads[0] is None else heads,  # type: ignore[arg-type]
+        space_after=space_after, ranges=ranges, empty=empty, word_lines=word_lines,
+        **out,
+    )

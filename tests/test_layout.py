@@ -1,0 +1,75 @@
+"""The package's shape: no import cycle between its modules, no function over 80 lines."""
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "spacy_planar"
+
+
+def modules():
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        out[name[:-len(".__init__")] if name.endswith(".__init__") else name] = path
+    return out
+
+
+def imports(name, path, known):
+    """The package's modules ``name`` imports, at the top or inside a
+    function (a lazy import is an edge too); names taken from a package's
+    __init__ count as an edge to it, its compiled submodules (``_core``) not."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - (node.level - 1)] + ([node.module] if node.module else [])) \
+                if node.level else (node.module or "")
+            subs = {f"{base}.{a.name}" for a in node.names} & set(known)
+            if subs:
+                out |= subs
+            elif base in known and not all(a.name.startswith("_") for a in node.names):
+                out.add(base)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names} & set(known)
+    return out - {name}
+
+
+def test_no_import_cycle():
+    known = modules()
+    graph = {name: imports(name, path, known) for name, path in known.items()}
+    # Tarjan's strongly connected components: a cycle is a component of more than one module
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert cycles == []
+    assert "spacy_planar.corpus" in graph["spacy_planar.cli.parse"]  # the graph is read at all
+
+
+def test_no_function_over_80_lines():
+    long = [(str(path.relative_to(PACKAGE.parent)), node.name, node.end_lineno - node.lineno + 1)
+            for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80]
+    assert long == []
