@@ -50,6 +50,8 @@ class Errors:
     E079 = "[E079] {source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
     E088 = "[E088] {path}: not a config file: {reason}"
+    E124 = ("[E124] this config freezes {components} without training them first (frozen, not sourced): "
+            "train it with spacy-planar train, which trains them in a first stage")
     E123 = "[E123] --transformer needs spacy-transformers: pip install 'spacy-planar[trf]'"
     E122 = "[E122] --taggers-first trains the taggers of --tagging first, then a planar_parser: {system} with --tagging has no planar_parser or no taggers (and a transformer shares its encoder)"
     E089 = "[E089] expected NAME:KEY=VALUE (a planar_parser setting of NAME's pipelines), got '{item}'"

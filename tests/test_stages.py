@@ -56,7 +56,8 @@ def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
     docs = list(conllu_to_docs(treebank("got_proiel"), spacy.blank("xx").vocab))[:60]
     DocBin(store_user_data=True, docs=docs).to_disk(corpus)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "spacy_planar", "train", str(_config(tmp_path, "--taggers-first")), "--output",
+    shipped = Path(__file__).resolve().parents[1] / "configs" / "ud_taggers_first.cfg"
+    cmd = [sys.executable, "-m", "spacy_planar", "train", str(shipped), "--output",
            str(out), "--paths.train", str(corpus), "--paths.dev", str(corpus), "--training.max_steps", "8",
            "--training.eval_frequency", "4"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -77,6 +78,21 @@ def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
 
     frozen, trained = weights(first.get_pipe("tok2vec").model), weights(final.get_pipe("tok2vec").model)
     assert len(frozen) == len(trained) > 0 and all(numpy.array_equal(a, b) for a, b in zip(frozen, trained))
+
+def test_spacy_train_refuses_a_config_in_two_stages(tmp_path):
+    """spacy train on configs/ud_taggers_first.cfg would train the parser on
+    taggers never trained: it stops with E124, naming spacy-planar train."""
+    corpus = tmp_path / "small.spacy"
+    from spacy_planar.conllu_io import conllu_to_docs
+
+    DocBin(docs=list(conllu_to_docs(treebank("got_proiel"), spacy.blank("xx").vocab))[:20]).to_disk(corpus)
+    shipped = Path(__file__).resolve().parents[1] / "configs" / "ud_taggers_first.cfg"
+    res = subprocess.run([sys.executable, "-m", "spacy", "train", str(shipped), "--output", str(tmp_path / "out"),
+                          "--paths.train", str(corpus), "--paths.dev", str(corpus)], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode != 0 and "E124" in res.stderr and "spacy-planar train" in res.stderr
+    assert not (tmp_path / "out" / "model-last").exists()
+
 
 def test_taggers_first_needs_the_taggers(tmp_path):
     from typer.testing import CliRunner

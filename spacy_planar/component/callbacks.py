@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
 from spacy.language import Language
+from spacy.pipeline import TrainablePipe
 from spacy.tokens import DocBin
 from spacy.training.corpus import walk_corpus
 from spacy.util import registry
+
+from ..errors import Errors, UserError
 
 # factory -> the labels it would learn from a token (empty: none), and the CoNLL-U columns they come from
 LABELS: Dict[str, Tuple[Callable, str]] = {
@@ -43,9 +46,20 @@ def make_leave_out_unlabelled(path: Optional[Path]) -> Callable[[Language], Lang
     morphologizer) for which the training corpus at ``path`` has fewer than
     two labels (an empty column: nothing to learn, and spaCy's taggers would
     stop) are removed from the pipeline, each with a one-line notice
-    (``path`` None: nothing is checked)."""
+    (``path`` None: nothing is checked). A frozen component never trained
+    (a config in two stages, ``stages.py``, given to ``spacy train``) stops
+    it with E124: ``spacy-planar train`` runs the stages.
+    """
 
     def leave_out_unlabelled(nlp: Language) -> Language:
+        # frozen components (disabled while the rest initialise) never trained, their output width unset (not
+        # sourced, nor trained by spacy-planar train's first stage): spacy train of a two-stage config would train
+        # the parser on them
+        untrained = [name for name in nlp.config["training"]["frozen_components"] if name in nlp.component_names
+                     and isinstance(nlp.get_pipe(name), TrainablePipe)
+                     and nlp.get_pipe(name).model.has_dim("nO") is None]
+        if untrained:
+            raise UserError(Errors.E124.format(components=", ".join(untrained)))
         if path is None:
             return nlp
         counts = label_counts(Path(path), nlp.vocab)
