@@ -520,7 +520,7 @@ def test_the_readme_options_table_says_the_factory_defaults():
         said = rows[key].split(";")[0].strip()
         assert said == (value if isinstance(value, str) else json.dumps(value)), (key, said, value)
     system = defaults["transition_system"]
-    assert rows["transition_system"] == f"{system['@transition_systems'].split('.')[1].replace('_', '-')}, {system['encoding']}"
+    assert rows["transition_system"] == f"{system['@transition_systems'].split('.')[1]}, {system['encoding']}"
 
 
 def test_the_transformer_config_is_the_ud_pipeline_listening_to_a_transformer():
