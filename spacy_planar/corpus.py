@@ -393,16 +393,26 @@ def cluster_client(scheduler: str = "", local_workers: int = 0):
     except ImportError as e:
         raise UserError(Errors.E106) from e
     client = dask_client(scheduler, local_workers)
+    # Ctrl-C: the logs of the client's event loop (another thread) are muted before the interrupt is raised
+    # here, not after: the loop's cancellations, which it logs as the interrupt reaches it, are not the user's news
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _muted_interrupt) if main else None
     try:
         yield client
-    except KeyboardInterrupt:  # the cluster's shutdown after Ctrl-C logs what it cancels: not the user's news
-        import logging
-
-        for name in ("distributed", "tornado", "asyncio"):
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-        raise
     finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
         close_client(client)
+
+
+def _muted_interrupt(signum, frame) -> None:
+    """A SIGINT handler: Dask's and its event loop's loggers muted, then
+    ``KeyboardInterrupt`` as Python's own handler raises it."""
+    import logging
+
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    raise KeyboardInterrupt
 
 
 @dataclass
