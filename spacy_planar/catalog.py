@@ -30,7 +30,11 @@ from .systems.state import States
 from .systems.swap import SWAP_ORACLES, check_oracle
 
 
-def arc_eager(encoding: str = "head+path") -> Configured:
+# the options' defaults: here only (the registered functions'); the command line reads them (``option_default``)
+ENCODING, SWAP_ORACLE, PRED_SIZE = "head+path", "lazy", 5
+
+
+def arc_eager(encoding: str = ENCODING) -> Configured:
     """Arc-eager (Nivre 2003) on pseudo-projective trees (Nivre & Nilsson 2005),
     with the encoding baseline, head, path or head+path."""
     return Configured(ArcEager, encoding=check_encoding(encoding))
@@ -46,13 +50,13 @@ def two_planar() -> Configured:
     return Configured(TwoPlanar)
 
 
-def swap(oracle: str = "lazy") -> Configured:
+def swap(oracle: str = SWAP_ORACLE) -> Configured:
     """The swap system (Nivre 2009) trained with the eager or the lazy oracle
     (Nivre, Kuhlmann & Hall 2009)."""
     return Configured(Swap, oracle=check_oracle(oracle))
 
 
-def top_down(encoding: str = "head+path", pred_size: int = 5) -> Configured:
+def top_down(encoding: str = ENCODING, pred_size: int = PRED_SIZE) -> Configured:
     """Top-down head-driven parsing (Hayashi et al. 2012) on pseudo-projective
     trees, with weighted prediction: needs the model's arc scorer
     (``arc_width``). ``pred_size``: with a beam, the predictions kept per
@@ -125,8 +129,9 @@ def spec_of(name: str) -> SystemSpec:
 
 def make_system(name: str, labels: Sequence[str], root_label: str = "root", **options) -> TransitionSystem:
     """A transition system by name (``SPECS``) with its options (arc_eager
-    and top_down: ``encoding``; swap: ``oracle``)."""
-    return spec_of(name).system(labels, root_label, **options)
+    and top_down: ``encoding``; swap: ``oracle``), the others as the
+    registered function's defaults (``configure``) say."""
+    return spec_of(name).configure(**options)(labels, root_label)
 
 
 def system_for_trees(name: str, trees: Sequence[Tree], root_label: str = "root", **options) -> TransitionSystem:

@@ -179,9 +179,13 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                 inputs: Iterable = (Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
                                     for d in read_docbin(input_path))
             else:
-                if sentencizer and "sentencizer" not in nlp.pipe_names:
-                    nlp.add_pipe("sentencizer", first=True)
                 inputs = read_text(input_path)
+                if sentencizer and "sentencizer" not in nlp.pipe_names:
+                    # spaCy's sentencizer run on each line's Doc before the pipeline, which stays as it was given
+                    from spacy.pipeline import Sentencizer
+
+                    split = Sentencizer()
+                    inputs = (split(nlp.make_doc(text)) for text in inputs)
             for text in docs_to_conllu(counted(nlp.pipe(inputs, batch_size=batch_size)), kbest, confidence):
                 f.write(text)
     report.has_upos = report.has_upos or (keep_input_columns and input_upos)

@@ -37,7 +37,7 @@ def round_trip(heads: Sequence[int], labels: Sequence[str], transformed: Tree, r
 
 # --- Experiment 1 of Nivre & Nilsson (2005), section 4 --------------------------
 
-def projectivization_check(trees: Iterable[Tuple[Sequence[int], Sequence[str]]], encoding: str = "head+path",
+def projectivization_check(trees: Iterable[Tuple[Sequence[int], Sequence[str]]], encoding: str,
                     keep_failures: int = 0) -> Dict:
     """Projectivize and deprojectivize gold trees; figures of Tables 3 and 4:
     non-projective arcs and trees, lifts per arc, label sets before and after,

@@ -105,7 +105,7 @@ class Projectivized:
     lifts: List[int]  # lifts per arc (0 for arcs left in place)
 
 
-def projectivize(heads: Sequence[int], labels: Sequence[str], encoding: str = "head+path") -> Projectivized:
+def projectivize(heads: Sequence[int], labels: Sequence[str], encoding: str) -> Projectivized:
     """PROJECTIVIZE(G) of thesis 3.1.1 with the labels of ``encoding``."""
     check_encoding(encoding)
     n = len(heads)
@@ -166,7 +166,7 @@ def _search(h: np.ndarray, parsed: List[Label], k: int, mode: str) -> Optional[i
     return None
 
 
-def deprojectivize(heads: Sequence[int], labels: Sequence[str], encoding: str = "head+path") -> Tuple[List[int], List[str]]:
+def deprojectivize(heads: Sequence[int], labels: Sequence[str], encoding: str) -> Tuple[List[int], List[str]]:
     """The inverse transformation of thesis 3.1.3.
 
     Lifted arcs (labels with ↑) are taken from left to right; each searches

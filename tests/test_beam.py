@@ -10,7 +10,6 @@ from spacy_planar.beam import candidates, log_softmax, top_of_rows
 from spacy_planar.driver import beam_parse, greedy_parse
 from spacy_planar.catalog import SYSTEMS, make_system
 from spacy_planar.systems.state import INT
-from spacy_planar.systems.top_down import TopDown
 from spacy_planar.trees import tree_error
 
 LABELS = ["a", "b"]
@@ -225,7 +224,7 @@ def test_candidates_are_the_best_of_thelog_softmax(n_states, n_pred, width, seed
     normalized after, are those of the full log-softmax: the same states,
     actions and totals (top-down: with its prediction-size limit)."""
     rng = np.random.default_rng(seed)
-    system = TopDown(["a", "b"], pred_size=2) if top_down else make_system("arc_eager", LABELS)
+    system = make_system("top_down", ["a", "b"], pred_size=2) if top_down else make_system("arc_eager", LABELS)
     n_actions = len(system.table) + (n_pred if top_down else 0)
     scores = rng.normal(size=(n_states, n_actions)).astype("float32")
     valid = rng.random((n_states, n_actions)) < 0.6

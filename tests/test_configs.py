@@ -204,11 +204,14 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
 
 
 def test_every_entry_point_resolves():
+    from importlib import import_module
     from importlib.metadata import entry_points
+
+    import_module("spacy_planar.systems.registry")  # makes registry.transition_systems
 
     groups = {"spacy_factories": registry.factories, "spacy_architectures": registry.architectures,
               "spacy_scorers": registry.scorers, "spacy_callbacks": registry.callbacks,
-              "spacy_transition_systems": None}
+              "thinc_transition_systems": registry.transition_systems}
     found = 0
     for group, reg in groups.items():
         for ep in entry_points(group=group):

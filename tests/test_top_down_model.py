@@ -8,9 +8,8 @@ from thinc.api import NumpyOps
 from conftest import treebank
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.model.parser_model import ARC_PARAMS, arcs_forward, build_arc_scorer, pred_scores
-from spacy_planar.catalog import make_oracle
+from spacy_planar.catalog import make_oracle, make_system
 from spacy_planar.catalog import system_for_trees
-from spacy_planar.systems import TopDown
 from spacy_planar.systems.state import INT, LEFT, PRED, SHIFT
 
 
@@ -18,7 +17,7 @@ def test_sibling_is_the_child_predicted_last_on_that_side():
     """Eq. 4's sibling: words 1 and 2 are left children of 3 (the root's
     child); after PRED(1), SCAN, COMP, the next prediction from 3 has
     sibling 1; right of 3 there is none yet."""
-    system = TopDown(["dep"])
+    system = make_system("top_down", ["dep"])
     st = system.init_states([4])
     nT = len(system.table)
     comp = system.action_of(np.array([LEFT]), np.array([system.label_ids["dep"]]))  # COMP-LEFT
@@ -77,7 +76,7 @@ def test_training_arrays_are_the_valid_actions(gothic_trees):
 
 
 def test_prediction_size():
-    system = TopDown(["dep"], pred_size=2)
+    system = make_system("top_down", ["dep"], pred_size=2)
     nT = len(system.table)
     cand = np.full((2, nT + 5), -np.inf)
     cand[0, :3] = [-1.0, -2.0, -3.0]
@@ -87,10 +86,10 @@ def test_prediction_size():
     assert np.array_equal(out[0, :nT], cand[0, :nT])
     assert np.isfinite(out[0, nT:]).tolist() == [False, True, False, True, False]
     assert np.array_equal(out[1], cand[1])  # one finite PRED: nothing to cut
-    one = TopDown(["dep"], pred_size=1).limit_candidates(cand)
+    one = make_system("top_down", ["dep"], pred_size=1).limit_candidates(cand)
     assert np.isfinite(one[0, nT:]).tolist() == [False, False, False, True, False]  # the best PRED alone
     assert np.array_equal(one[0, :nT], cand[0, :nT])  # the table's actions are never cut
-    assert np.array_equal(TopDown(["dep"], pred_size=0).limit_candidates(cand), cand)
+    assert np.array_equal(make_system("top_down", ["dep"], pred_size=0).limit_candidates(cand), cand)
 
 
 def test_arc_scorer_gradients():

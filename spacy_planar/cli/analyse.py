@@ -15,7 +15,7 @@ from ..driver import oracle_check
 from ..experiments import projectivization_check, tree_transform_check
 from ..pseudoproj import ENCODINGS
 from ..transforms import TRANSFORMS
-from ..catalog import SPECS, SYSTEMS, spec_of, system_for_trees
+from ..catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
 from ..component.factory import DEFAULT_MODEL
 from ..trees import analyse
 from ._app import USER_ERRORS, app, fail, flag, msg, trees_of
@@ -77,7 +77,7 @@ def stats(
 @app.command("transform-check")
 def transform_check_cmd(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
-    encoding: str = typer.Option("head+path", "--encoding", "-e", help="|".join(ENCODINGS)),
+    encoding: str = typer.Option(ENCODING, "--encoding", "-e", help="|".join(ENCODINGS)),
     as_json: bool = flag(False, "--json"),
     failures: int = typer.Option(0, "--failures", help="Show up to N arcs not restored"),
     transforms: List[str] = typer.Option([], "--transform", "-t",
@@ -150,8 +150,8 @@ DEFAULT_SYSTEM = next(spec.name for spec in SPECS
 def oracle(
     path: Path = typer.Argument(..., help="A CoNLL-U file"),
     system: str = typer.Option(DEFAULT_SYSTEM, "--system", "-s", help="|".join(SYSTEMS)),
-    oracle_name: str = typer.Option("lazy", "--oracle", "-o", help="swap: eager|lazy"),
-    encoding: str = typer.Option("head+path", "--encoding", "-e", help="arc_eager, top_down: " + "|".join(ENCODINGS)),
+    oracle_name: str = typer.Option(SWAP_ORACLE, "--oracle", "-o", help="swap: eager|lazy"),
+    encoding: str = typer.Option(ENCODING, "--encoding", "-e", help="arc_eager, top_down: " + "|".join(ENCODINGS)),
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """Run a system's static oracle over every tree of a treebank.

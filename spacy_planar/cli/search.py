@@ -61,8 +61,7 @@ def search_errors(model_dir: Path, gold: Path, widths: Sequence[int]) -> List[Di
     gold_score = derivation_scores(parser, docs, [apply_transforms(names, *g) for g in gold_trees])
     out = []
     for width in widths:
-        parser.cfg["beam_width"] = int(width)
-        chosen = [units[0][1] for units in parser.predict(docs)]
+        chosen = [units[0][1] for units in parser.predict(docs, beam_width=int(width))]
         wrong = [i for i, (c, g) in enumerate(zip(chosen, gold_trees)) if restore(names, *c) != g]
         chosen_score = derivation_scores(parser, [docs[i] for i in wrong], [chosen[i] for i in wrong])
         # a chosen tree whose static derivation needs a lift the parser never saw (its own derivation lifted

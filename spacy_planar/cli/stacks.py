@@ -11,11 +11,11 @@ import typer
 from ..conllu_io import read_conllu
 from ..errors import Errors
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
-from .parse import parse_sentences
+from .parse import input_docs
 
 
 class EndOfBuffer:
-    """A parse observer (``PlanarParser.observer``): the words on the active
+    """A parse observer (``PlanarParser.predict(docs, observer=...)``): the words on the active
     stack when each sentence's buffer first empties, and the moves made
     after that. A greedy parser that shifts where it should attach reaches
     the end of the buffer with fuller stacks, and must then sort them out
@@ -71,8 +71,9 @@ def stacks(
     if not pipes:
         fail(Errors.E082.format(model=model, pipes=", ".join(nlp.pipe_names)))
     observer = EndOfBuffer()
-    pipes[0].observer = observer
-    parse_sentences(nlp, sents, batch_size=max(len(sents), 1))  # one batch: a unit's offset names it
+    name = next(name for name, pipe in nlp.pipeline if pipe is pipes[0])
+    docs = list(nlp.pipe(input_docs(nlp, sents), disable=[name]))
+    pipes[0].predict(docs, observer=observer)  # one batch: a unit's offset names it
     res = observer.summary()
     if as_json:
         print(json.dumps(res, indent=2))

@@ -25,7 +25,6 @@ nO = null
 
 [transition_system]
 @transition_systems = "spacy-planar.arc_eager.v1"
-encoding = "head+path"
 
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"

@@ -79,10 +79,6 @@ class PlanarParser(TrainablePipe):
         self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
         # parsed sentences whose output was repaired after decoding, by reason (E090, E091, E096, E097)
         self.repaired: Counter = Counter()
-        # called after each parse step as observer(system, states, the actions just
-        # applied (-1: none), token offsets naming the units), for diagnostics
-        # (``spacy-planar stacks``); None in normal use
-        self.observer: Optional[Callable] = None
 
     # --- the transition system and labels ---------------------------------------
     @property
@@ -259,14 +255,20 @@ class PlanarParser(TrainablePipe):
         raise NotImplementedError("PlanarParser computes its loss inside update()")
 
     # --- parsing -----------------------------------------------------------------------
-    def predict(self, docs: Iterable[Doc]) -> List[List[Tuple[Span, Tree]]]:
-        """The tree of every unit of ``docs`` (``parsing.parse_docs``)."""
+    def predict(self, docs: Iterable[Doc], *, beam_width: Optional[int] = None,
+                observer: Optional[Callable] = None) -> List[List[Tuple[Span, Tree]]]:
+        """The tree of every unit of ``docs`` (``parsing.parse_docs``).
+        For diagnostics, this call only: ``beam_width`` in place of the
+        component's (``spacy-planar search-errors``); ``observer``, called
+        after each parse step as observer(system, states, the actions just
+        applied (-1: none), token offsets naming the units) (``spacy-planar
+        stacks``)."""
         docs = list(docs)
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
         if not found:
             return [[] for _ in docs]
-        return parse_docs(self.system, self.model.predict(docs), self.model.ops, docs, found, self.cfg,
-                          self.observer)
+        cfg = self.cfg if beam_width is None else {**self.cfg, "beam_width": int(beam_width)}
+        return parse_docs(self.system, self.model.predict(docs), self.model.ops, docs, found, cfg, observer)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (``parsing.output_trees``: back to

@@ -16,7 +16,7 @@ from typing import Tuple
 
 import numpy as np
 
-from ..systems.state import INT, LEFT, RIGHT, SWITCH, States
+from ..systems.state import INT, LEFT, RIGHT, States
 from . import _link_costs
 from .base import PREFER, Oracle
 
@@ -73,12 +73,7 @@ def link_costs(oracle: PlanarOracle, st: States, look_across: bool = True) -> Tu
     valid_across = valid
     look_across = look_across and st.stack.shape[1] == 2
     if look_across:  # the moves valid on the other stack after SWITCH
-        last = st.last.copy()
-        st.switch(st.rows)
-        st.last[:] = SWITCH
-        valid_across = system.valid_moves(st) & allowed
-        st.switch(st.rows)
-        st.last[:] = last
+        valid_across = system.valid_moves(st.across()) & allowed
     pairs = oracle.pairs
     pair_start = np.searchsorted(pairs[:, 0], np.arange(B + 1)).astype(INT)
     cost = np.empty((B, 6))

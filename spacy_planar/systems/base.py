@@ -199,7 +199,7 @@ class PseudoProjective(TransitionSystem):
     projectivized with ``encoding`` and decodes its output with
     ``deprojectivize`` (arc-eager, top-down)."""
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path", **built):
+    def __init__(self, labels: Sequence[str], root_label: str = "root", *, encoding: str, **built):
         self.encoding = check_encoding(encoding)
         super().__init__(labels, root_label, **built)
         self.decorated = frozenset(label for label in self.labels if is_decorated(label))

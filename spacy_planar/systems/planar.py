@@ -130,7 +130,7 @@ class Planar(TransitionSystem):
         tests/test_kernels.py checks that both give the same states), with the
         tree constraint's bookkeeping and automatic steps around them."""
         idx, moves, labels = (a.astype(INT, copy=False) for a in (idx, moves, labels))
-        st._memo.clear()
+        st.changing()
         if st.finish:
             # count the words leaving without a head; SHIFT of an unshifted b0 happens there
             done = _planar.leave_headless(idx, moves, st.stack, st.sp, st.active, st.buf, st.bp, st.info,

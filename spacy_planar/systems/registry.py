@@ -1,8 +1,8 @@
 """The registry of the transition systems, selectable in a config.
 
-``registry.transition_systems`` is a custom spaCy registry (like
-spacy-transformers' ``span_getters``, made the same way: an attribute of
-spaCy's registry, which is how spaCy finds a registry by name); each of its
+``registry.transition_systems`` is a custom spaCy registry, made as spaCy
+documents it (``registry.create``; a package adds systems under the entry
+point group ``thinc_transition_systems``); each of its
 functions (``catalog.py`` registers one per system) returns the system's
 class configured with its options (:class:`Configured`), which the
 component calls with the labels once it knows them::
@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import catalogue
 from spacy.util import registry
 
 from .base import TransitionSystem
 
-if not hasattr(registry, "transition_systems"):
-    registry.transition_systems = catalogue.create("spacy", "transition_systems", entry_points=True)
+if not hasattr(registry, "transition_systems"):  # spaCy's way to add a registry (entry points: thinc_transition_systems)
+    registry.create("transition_systems", entry_points=True)
 
 
 class Configured:

@@ -22,6 +22,7 @@ batch size. The same core serves the oracle, training and parsing.
 """
 from __future__ import annotations
 
+import copy
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -187,6 +188,25 @@ class States:
         """Swap the active and the inactive stack of rows idx."""
         self._memo.clear()
         self.active[idx] = 1 - self.active[idx]
+
+    def changing(self) -> None:
+        """Forget what ``memoised`` kept: the caller is about to change the
+        arrays in place (a system's C loop applying moves)."""
+        self._memo.clear()
+
+    def across(self) -> "States":
+        """The same states as seen after a SWITCH, for looking only: the
+        other stack active and SWITCH the last move. A view, not a copy:
+        every other array is this one's, so nothing may be applied to it;
+        these states are left as they are (an oracle asked what the other
+        stack allows does not move the parse it is asked about)."""
+        # a shallow copy (copy.copy), not the constructor, which makes initial states: the view shares
+        # these states' arrays and has only `active`, `last` and the memo of its own
+        out = copy.copy(self)
+        out.active = 1 - self.active
+        out.last = np.full_like(self.last, SWITCH)
+        out._memo = {}
+        return out
 
     def top(self, rows: np.ndarray, stacks: np.ndarray) -> np.ndarray:
         """The top word of stack stacks[k] of rows[k], or -1 (for a few rows,

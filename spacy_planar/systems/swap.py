@@ -65,7 +65,7 @@ class Swap(TransitionSystem):
     features = FEATURES_SWAP
     label_features = LABEL_FEATURES_SWAP
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", oracle: str = "lazy", **built):
+    def __init__(self, labels: Sequence[str], root_label: str = "root", *, oracle: str, **built):
         self.oracle = check_oracle(oracle)  # which static oracle trains it (``oracles/swap.py``)
         self.lazy = oracle == "lazy"
         super().__init__(labels, root_label, **built)

@@ -67,14 +67,14 @@ class TopDown(PseudoProjective):
 
     reads_tags = True
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", encoding: str = "head+path",
-                 pred_size: int = 5, first: Optional[Dict[str, Iterable[str]]] = None, **built):
+    def __init__(self, labels: Sequence[str], root_label: str = "root", *, encoding: str,
+                 pred_size: int, first: Optional[Dict[str, Iterable[str]]] = None, **built):
         """``first``: the FIRST lookahead (section 5.4, eq. 10;
         ``trees.first_sets`` of the training trees' tags): PRED(k) only where
         the tag of the queue's front i is in FIRST(tag of k), unless no k
         qualifies; None: off. It reads the tags given to ``init_states``; a
         tag FIRST has not seen restricts nothing."""
-        super().__init__(labels, root_label, encoding, **built)
+        super().__init__(labels, root_label, encoding=encoding, **built)
         self.pred_size = int(pred_size)
         self.first = first or None
         if self.first is None:
