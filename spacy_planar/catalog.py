@@ -16,6 +16,7 @@ spellings the command line once took (``arc-eager``, ``2-planar``,
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable, Dict, Sequence, Tuple
 
@@ -130,8 +131,13 @@ def spec_of(name: str) -> SystemSpec:
 def make_system(name: str, labels: Sequence[str], root_label: str = "root", **options) -> TransitionSystem:
     """A transition system by name (``SPECS``) with its options (arc_eager
     and top_down: ``encoding``; swap: ``oracle``), the others as the
-    registered function's defaults (``configure``) say."""
-    return spec_of(name).configure(**options)(labels, root_label)
+    registered function's defaults (``configure``) say; what training
+    learned (``features``, ``label_features``, top-down's ``first``) goes to
+    the constructor."""
+    spec = spec_of(name)
+    takes = inspect.signature(spec.configure).parameters
+    configured = spec.configure(**{k: v for k, v in options.items() if k in takes})
+    return configured(labels, root_label, **{k: v for k, v in options.items() if k not in takes})
 
 
 def system_for_trees(name: str, trees: Sequence[Tree], root_label: str = "root", **options) -> TransitionSystem:

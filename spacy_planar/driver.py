@@ -19,10 +19,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .beam import Beam, BeamRun, GoldBeam
-from .errors import Errors, unexpected
+from .errors import Errors, debugging, unexpected
 from .catalog import make_oracle
 from .oracles import Oracle
 from .systems.base import TransitionSystem, Tree
+from .systems.contract import check
 from .systems.state import INT, States
 
 COMPACT_BELOW = 0.5
@@ -47,6 +48,8 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
     bound = np.array([system.max_steps(n) for n in st.n], dtype=INT) if bounded else None
     trees: List[Optional[Tree]] = [None] * st.B
     dead = np.zeros(st.B, dtype=bool)  # no valid action (never expected: a system always has one)
+    if debugging() and st.B:
+        check(system, st)
     while True:
         done = system.is_final(st) | dead
         if done.all() or (~done).sum() < compact_below * st.B:
@@ -173,15 +176,6 @@ def exploration_run(system: TransitionSystem, st: States, oracle: Oracle, score:
     return np.concatenate(ids), np.concatenate(labs), np.concatenate(targets), np.concatenate(valids)
 
 
-def init_states(system: TransitionSystem, lengths: Sequence[int], finish: bool,
-                tags: Optional[Sequence[Sequence[str]]]) -> States:
-    """The initial states; the words' tags go to the systems that read them
-    (top-down's FIRST lookahead)."""
-    if tags is None:
-        return system.init_states(lengths, finish=finish)
-    return system.init_states(lengths, finish=finish, tags=tags)
-
-
 def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
                  finish: bool = False, observer: Optional[Callable] = None,
                  tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
@@ -189,7 +183,7 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
     among the scorer's tokens) with the best-scored valid action of each
     state (``finish``: under the tree constraint; ``tags``: the words' tags,
     for the systems that read them)."""
-    st = init_states(system, lengths, finish, tags)
+    st = system.init_states(lengths, finish=finish, tags=tags)
 
     def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
         return system.best_actions(score(*system.model_inputs(st, offsets)), st, live)
@@ -206,7 +200,7 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
     component passes its settings (the factory's defaults). ``finals``: a list that gets, per sentence, every
     final state of its beam as (total log-probability, tree, per word the
     log-probability of the move that gave it its head), best first."""
-    st = init_states(system, lengths, finish, tags)
+    st = system.init_states(lengths, finish=finish, tags=tags)
     beam = Beam(system, st, offsets, beam_width, density=density, merge=merge, keep_all=finals is not None)
     while not beam.done:
         beam.advance(score)

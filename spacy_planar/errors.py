@@ -50,6 +50,10 @@ class Errors:
     E079 = "[E079] {source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
     E088 = "[E088] {path}: not a config file: {reason}"
+    E127 = "[E127] {name}: no UPOS or FEATS in the training data: nothing to learn"
+    E126 = ("[E126] {system}.{hook} gave {shape}, not {expected} (systems/contract.py; None: any size)")
+    E125 = ("[E125] {name}: {count} gold words of this update are a second root (or a later one) of their "
+            "sentence; {system} builds one root, so each was trained as a dependent of the sentence's first root")
     E124 = ("[E124] this config freezes {components} without training them first (frozen, not sourced): "
             "train it with spacy-planar train, which trains them in a first stage")
     E123 = "[E123] --transformer needs spacy-transformers: pip install 'spacy-planar[trf]'"

@@ -606,3 +606,33 @@ def test_a_tree_the_parser_cannot_derive_scores_minus_infinity(trained, gothic):
     trees[1] = (trees[1][0], ["never_seen"] * len(trees[1][1]))
     scores = derivation_scores(parser, docs, trees)
     assert scores[1] == -np.inf and np.isfinite(scores[[0, 2, 3]]).all() and (scores[[0, 2, 3]] <= 0).all()
+
+
+@pytest.mark.parametrize("system", ["top_down", "arc_eager"])
+def test_a_second_gold_root_is_reported_where_the_system_builds_one(gothic, system):
+    """A gold tree with two roots: top-down builds one root and trains the
+    second as a dependent of the first, which the update reports (E125:
+    raised under SPACY_PLANAR_DEBUG, as in the tests); arc-eager derives
+    both and says nothing."""
+    import warnings
+
+    from spacy_planar.errors import UnexpectedError
+
+    train_docs, _ = gothic
+    nlp = spacy.blank("xx")
+    model = dict(DEFAULT_MODEL["model"], tok2vec=CNN, arc_width=ARC_WIDTH if system == "top_down" else 0)
+    nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS[system], "model": model, "exploration": 0.0})
+    sgd = nlp.initialize(lambda: [Example(words_only(nlp, d), d) for d in train_docs[:30]])
+    # the last word made a root: no arc passes over it, so the tree stays projective
+    d = next(doc for doc in train_docs[:30] if doc[-1].head.i != doc[-1].i and not list(doc[-1].children))
+    leaf = len(d) - 1
+    two_roots = Doc(nlp.vocab, words=[t.text for t in d], heads=[t.i if t.i == leaf else t.head.i for t in d],
+                    deps=["root" if t.i == leaf else t.dep_ for t in d])
+    assert sum(t.head.i == t.i for t in two_roots) == 2
+    if system == "top_down":
+        with pytest.raises(UnexpectedError, match=r"E125\] planar_parser: 1 gold words .* top_down builds one root"):
+            nlp.update([Example(words_only(nlp, d), two_roots)], sgd=sgd)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nlp.update([Example(words_only(nlp, d), two_roots)], sgd=sgd)

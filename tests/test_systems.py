@@ -765,3 +765,27 @@ def test_oracles_answer_without_changing(name, kw):
         system.apply(st, np.where(live, system.action_of(*first), -1))
     after = {k: v for k, v in vars(oracle).items() if isinstance(v, np.ndarray)}
     assert before.keys() == after.keys() and all((before[k] == after[k]).all() for k in before)
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEMS))
+def test_every_system_keeps_the_contract_and_a_broken_one_is_named(name):
+    """``systems/contract.py``: each system's answers have the stated shapes
+    in the states of an oracle run (the driver checks its first step under
+    SPACY_PLANAR_DEBUG, as the tests run); a system whose valid_actions
+    has one column too few is E126, naming the hook."""
+    from spacy_planar.errors import UnexpectedError
+    from spacy_planar.systems.contract import check
+
+    trees = [([2, 0, 2, 3], ["a", "root", "b", "a"]), ([0, 1], ["root", "b"])]
+    system = system_for_trees(name, trees)
+    st = system.init_states([len(h) for h, _ in trees])
+    oracle = make_oracle(system, st, [system.label_tree(system.prepare_tree(*t)) for t in trees])
+    for _ in range(3):
+        check(system, st)
+        moves, labels = oracle.static(st)
+        system.apply(st, np.where(system.is_final(st), -1, system.action_of(moves, labels)))
+
+    whole = system.valid_actions
+    system.valid_actions = lambda st: whole(st)[:, :-1]  # one hook broken, on this instance
+    with pytest.raises(UnexpectedError, match=rf"E126\] {system.name}.valid_actions gave bool\[2, "):
+        check(system, system.init_states([len(h) for h, _ in trees]))

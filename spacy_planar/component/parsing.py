@@ -100,7 +100,7 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
     doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
     width = cfg["beam_width"]
     # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
-    use_tags = system.reads_tags and system.first is not None
+    use_tags = system.wants_tags()
     has_pos = [use_tags and doc.has_annotation("POS") for doc in docs]
     # about 2048 states a step: fewer sentences to a batch with a beam (less padding too)
     for idx in batches([e - s for _, s, e in found], max(2048 // width, 64)):

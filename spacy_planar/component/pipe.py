@@ -126,7 +126,7 @@ class PlanarParser(TrainablePipe):
         n_scored = system.n_scored
         if upper.has_param("W") and upper.get_dim("nO") != n_scored:
             raise UserError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"), n_system=n_scored))
-        if (n_scored > len(system.table)) != self.model.has_ref("arcs"):  # weighted prediction: top-down only
+        if (system.actions.word_move is not None) != self.model.has_ref("arcs"):  # a word move's arc scores
             raise UserError(Errors.E063.format(name=self.name, system=system.name))
         self.model.set_dim("nO", n_scored, force=True)
         upper.set_dim("nO", n_scored, force=True)
@@ -198,11 +198,12 @@ class PlanarParser(TrainablePipe):
         validate_examples(examples, "PlanarParser.update")
         docs, starts, static, exploring = [], [], [], []
         offset = 0
-        outside = self.trainer.outside
+        outside, extra_roots = self.trainer.outside, 0
         for eg in examples:
             trees = self.trainer.gold_trees(eg)
             if not trees:
                 continue
+            extra_roots += sum(self.system.extra_roots(tree[0]) for _, tree in trees)
             chances = [self._exploration_of(tree[0]) for _, tree in trees]
             static.append([u for u, p in zip(trees, chances) if p == 0.0])
             exploring.append([(u, p) for u, p in zip(trees, chances) if p > 0.0])
@@ -211,6 +212,8 @@ class PlanarParser(TrainablePipe):
             offset += len(eg.predicted)
         if self.trainer.outside > outside:
             unexpected(Errors.E095.format(name=self.name, count=self.trainer.outside - outside))
+        if extra_roots:
+            unexpected(Errors.E125.format(name=self.name, count=extra_roots, system=self.system.name))
         if not docs:
             return losses
         set_dropout_rate(self.model, drop)
@@ -225,9 +228,9 @@ class PlanarParser(TrainablePipe):
             return losses
         if len(steps) == 1:
             ids, labs, targets, valid, more = steps[0]
-        else:  # static and exploring steps: systems with no more model inputs
-            ids, labs, targets, valid = (np.concatenate(part) for part in list(zip(*steps))[:4])
-            more = ()
+        else:  # static and exploring steps, each with the system's model inputs (``training_arrays``)
+            ids, labs, targets, valid, *more = (np.concatenate(part) for part in
+                                                [*list(zip(*steps))[:4], *zip(*(part[4] for part in steps))])
         scores, bp_states = scorer.begin_update(ids, labs, *more)
         d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
         d_table = bp_states(d_scores)

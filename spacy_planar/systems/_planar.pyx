@@ -1,6 +1,6 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, language_level=3, initializedcheck=False
 """C loops of the planar and 2-planar systems (``planar.py``): their moves
-in one pass over the rows (``Planar.transitions`` states them in numpy, and
+in one pass over the rows (``tests/reference.py``, ``planar_transitions``, states them in numpy, and
 tests/test_kernels.py checks one against the other), and the tree
 constraint (``States.finish``: its rules in ``planar.py``'s docstring; numpy
 twins in tests/reference.py).

@@ -3,7 +3,8 @@
 A system describes its configuration, its transitions (``valid_moves`` and
 ``apply``), its terminal test and the trees it derives (``prepare_tree`` /
 ``decode_tree``) over the batched :class:`States`; its oracles are in
-``oracles/`` and the loops that run it in ``driver.py``.
+``oracles/`` and the loops that run it in ``driver.py``. What a system must
+and may provide, and the shapes of its answers: ``contract.py``.
 """
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ import numpy as np
 from ..errors import Errors, UserError
 from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
 from ..trees import Tree
-from .state import FEATURES_1STACK, LABEL_FEATURES, MOVE_NAMES, ActionTable, FeaturePlan, States, _core
+from .state import FEATURES_1STACK, LABEL_FEATURES, MOVE_NAMES, ActionSpace, ActionTable, FeaturePlan, States, _core
 
 
 class TransitionSystem:
     """Base class. Subclasses set ``name``, ``moves`` and implement
-    ``valid_moves``, ``transitions`` and ``max_steps``."""
+    ``valid_moves``, ``transitions`` and ``max_steps`` (``contract.py``)."""
 
     name = "base"
     moves: Tuple[int, ...] = ()
@@ -27,6 +28,7 @@ class TransitionSystem:
     root_on_stack = False
     features: Tuple[str, ...] = FEATURES_1STACK
     label_features: Tuple[str, ...] = LABEL_FEATURES
+    word_move: Optional[int] = None  # a move that takes a word (``ActionSpace``): top-down's PRED
     move_names: Tuple[str, ...] = MOVE_NAMES  # what the oracle's counts call each move
     dynamic_oracle = True  # whether its oracle has costs (training with exploration)
 
@@ -45,6 +47,7 @@ class TransitionSystem:
         if root_label not in labels:
             labels.append(root_label)
         self.table = ActionTable(self.moves, labels)
+        self.actions = ActionSpace(self.table, self.word_move)
         self.labels = self.table.labels
         self.label_ids = {l: i for i, l in enumerate(self.labels)}
         self.root_label = root_label
@@ -52,7 +55,8 @@ class TransitionSystem:
 
     # --- to be described by each system ------------------------------------------
     def valid_moves(self, st: States) -> np.ndarray:
-        """[B, 6] boolean: which moves are allowed in each state."""
+        """[B, M] boolean: which moves are allowed in each state (M: the
+        core's six moves; top-down's seven with PRED)."""
         raise NotImplementedError
 
     def transitions(self) -> Dict[int, Callable]:
@@ -88,15 +92,30 @@ class TransitionSystem:
         """Whether the system can derive this gold tree exactly."""
         return True
 
+    def extra_roots(self, heads: Sequence[int]) -> int:
+        """The gold roots of a tree that ``prepare_tree`` makes dependents
+        (the systems that build one root: top-down); counted by training
+        (E125). None by default: the others derive every root."""
+        return 0
+
     def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:
         """The parser's tree in the treebank's terms (arc-eager deprojectivizes)."""
         return heads, labels
 
     # --- shared -------------------------------------------------------------
-    def init_states(self, lengths: Sequence[int], finish: bool = False) -> States:
+    def init_states(self, lengths: Sequence[int], finish: bool = False,
+                    tags: Optional[Sequence[Sequence[str]]] = None) -> States:
         """Initial configurations; ``finish``: parse under the tree constraint
-        (one root per sentence) where the system has one (the planar systems)."""
+        (one root per sentence) where the system has one (the planar systems);
+        ``tags``: the words' tags, for a system that ``wants_tags`` (ignored
+        by the others)."""
         return States(lengths, n_stacks=self.n_stacks, root_on_stack=self.root_on_stack, finish=finish)
+
+    def wants_tags(self) -> bool:
+        """Whether ``init_states`` reads the words' tags (top-down with its
+        FIRST lookahead); the parse then passes the UPOS an earlier
+        component set."""
+        return False
 
     def valid_actions(self, st: States) -> np.ndarray:
         """[B, n_actions] boolean mask, all False for final states."""
@@ -104,8 +123,9 @@ class TransitionSystem:
         return valid[:, self.table.move_of]
 
     def action_of(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Action ids of (move, label id) pairs, as the oracles give them."""
-        return self.table.action(moves, labels)
+        """Action ids of (move, label id) pairs, as the oracles give them
+        (for the word move, the "label" is the word)."""
+        return self.actions.action(moves, labels)
 
     def ud_label_rules(self, st: States) -> Optional[np.ndarray]:
         """[B, n_actions], False where an action would give its arc a label
@@ -143,8 +163,8 @@ class TransitionSystem:
     # --- what the model scores --------------------------------------------------------
     @property
     def n_scored(self) -> int:
-        """Scores the model gives a state: one per action of the table."""
-        return len(self.table)
+        """Scores the model gives a state (``ActionSpace.n_scored``)."""
+        return self.actions.n_scored
 
     def model_inputs(self, st: States, offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, ...]:
         """What the model scores the states from: ``get_features``' pair

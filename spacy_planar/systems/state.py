@@ -111,6 +111,38 @@ class ActionTable:
         return list(names), matrix
 
 
+class ActionSpace:
+    """Everything a system can do in a state, as ids: the table's actions
+    (``table``: its moves, each labelled move once per label) and, after
+    them, the actions of a move that takes a word (``word_move``: top-down's
+    PRED(k), action ``len(table) + k``, one per position of the batch's
+    longest sentence, T), or none. The model scores ``n_scored`` per state:
+    the table's actions, and the word move once (to which each word's arc
+    score is added)."""
+
+    def __init__(self, table: ActionTable, word_move: Optional[int] = None):
+        self.table = table
+        self.word_move = word_move
+        self.n_table = len(table)
+        self.n_scored = self.n_table + (word_move is not None)
+
+    def size(self, T: int) -> int:
+        """The actions of a batch whose states have T positions."""
+        return self.n_table + (T if self.word_move is not None else 0)
+
+    def action(self, moves: np.ndarray, args: np.ndarray) -> np.ndarray:
+        """Action ids of (move, label id) pairs, or (word move, word)."""
+        if self.word_move is None:
+            return self.table.action(moves, args)
+        word = moves == self.word_move
+        table = self.table.action(np.where(word, self.table.moves[0], moves), args)
+        return np.where(word, self.n_table + args, table)
+
+    def takes_word(self, actions: np.ndarray) -> np.ndarray:
+        """Which of ``actions`` are the word move's (their word: action - n_table)."""
+        return actions >= self.n_table
+
+
 class States:
     """Configurations of a batch of sentences (see the module docstring)."""
 

@@ -59,6 +59,7 @@ SCAN = SHIFT
 class TopDown(PseudoProjective):
     name = "top_down"
     moves = (SHIFT, LEFT, RIGHT)
+    word_move = PRED  # PRED(k), one action per word k after the table's
     n_stacks = 2
     root_on_stack = True
     dynamic_oracle = False
@@ -106,6 +107,9 @@ class TopDown(PseudoProjective):
             for b, ts in enumerate(tags):
                 st.tags[b, 1:len(ts) + 1] = [self.tag_ids.get(t, unseen) for t in ts]
         return st
+
+    def wants_tags(self) -> bool:
+        return self.first is not None
 
     # --- the state's i, h, j - 1 -------------------------------------------------
     @staticmethod
@@ -161,21 +165,11 @@ class TopDown(PseudoProjective):
         labelled = (self.table.label_of >= 0)[None, :]
         return valid & (~labelled | (onto_root[:, None] == (self.table.label_of == self.root_id)[None, :]))
 
-    def action_of(self, moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Action ids of (move, label) pairs; for PRED the "label" is the word k."""
-        table = self.table.action(np.where(moves == PRED, SCAN, moves), labels)
-        return np.where(moves == PRED, len(self.table) + labels, table)
-
     def best_actions(self, scores: np.ndarray, st: States, live: np.ndarray) -> np.ndarray:
         best = np.where(self.valid_actions(st), scores, -np.inf).argmax(axis=1)
         return np.where(live, best, -1)
 
     # --- what the model scores (weighted prediction, section 5.2) ---------------------
-    @property
-    def n_scored(self) -> int:
-        """The table's actions and PRED (to which PRED(k) adds its arc scores)."""
-        return len(self.table) + 1
-
     def arc_words(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         """(h, sibling) of every row: the top tree's root and the child of h
         predicted last on the side of i (-1: none yet), eq. 4's sib."""
@@ -255,9 +249,9 @@ class TopDown(PseudoProjective):
     # --- the moves ---------------------------------------------------------------------
     def apply(self, st: States, actions: np.ndarray) -> None:
         """PRED(k) here; the table's actions (SCAN, COMP) as every system applies them."""
-        rows = np.flatnonzero((actions >= len(self.table)) & ~self.is_final(st))
+        rows = np.flatnonzero(self.actions.takes_word(actions) & ~self.is_final(st))
         if len(rows):
-            self.predict(st, rows, actions[rows] - len(self.table))
+            self.predict(st, rows, actions[rows] - self.actions.n_table)
             st.last[rows] = PRED
             st.steps[rows] += 1
         rest = actions.copy()
@@ -297,3 +291,6 @@ class TopDown(PseudoProjective):
 
     def covers(self, heads: Sequence[int], labels: Sequence[str]) -> bool:
         return sum(1 for h in heads if h == 0) == 1 and super().covers(heads, labels)
+
+    def extra_roots(self, heads: Sequence[int]) -> int:
+        return max(0, sum(1 for h in heads if h == 0) - 1)
