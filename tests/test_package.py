@@ -41,11 +41,15 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     test = sample(treebank("got_proiel", "dev"), tmp_path / "test.conllu", 60)  # the meta's scores: any test file
     for lang, name in (("la", "la_tiny"), ("grc", "tiny")):
         small_parser(tmp_path / lang, 30, epochs=1, lang=lang)
+        # the second takes the first's spacy-planar wheel and dependencies (--planar-wheel, --no-dependencies)
+        built = sorted((packages / "dist").glob("spacy_planar-*.whl")) if lang == "grc" else []
+        again = ["--planar-wheel", str(built[0]), "--no-dependencies"] if built else []
         r = CliRunner().invoke(app, ["package", str(tmp_path / lang), str(packages), "--name", name,
                                      "--version", "1.2.3", "--license", "CC BY-NC-SA 3.0", "--source",
                                      "UD_Gothic-PROIEL=https://github.com/UniversalDependencies/UD_Gothic-PROIEL",
-                                     "--test", str(test), "--no-build-isolation"])
+                                     "--test", str(test), "--no-build-isolation", *again])
         assert r.exit_code == 0, r.output
+        assert bool(built) == (lang == "grc")
     dist = packages / "dist"
     names = {p.name.split("-")[0].lower() for p in dist.glob("*.whl")}
     assert {"spacy_planar", "la_tiny", "grc_tiny", "conllu", "threadpoolctl", "udtools"} <= names

@@ -74,13 +74,13 @@ def test_oracle_complete_on_gothic(name, kw):
 @pytest.mark.parametrize("treebank_name", ["en_ewt", "pt_bosque"])
 @pytest.mark.parametrize("name,kw", STATIC_VARIANTS)
 def test_oracle_complete_on_samples(treebank_name, name, kw):
-    check_complete(name, kw, gold_trees(treebank_name, every=4))
+    check_complete(name, kw, gold_trees(treebank_name, every=10))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("treebank_name", ["got_proiel", "pt_bosque", "en_ewt"])
 def test_lazy_oracle_needs_fewer_swaps(treebank_name):
-    trees = gold_trees(treebank_name)
+    trees = gold_trees(treebank_name, every=1 if treebank_name == "got_proiel" else 3)
     swaps = {o: oracle_check(system_for_trees("swap", trees, oracle=o), trees)["transitions"]["SWAP"]
              for o in ("eager", "lazy")}
     assert 0 < swaps["lazy"] < swaps["eager"]
@@ -368,12 +368,13 @@ def _random_tree(rng, n):
     return heads, [str(rng.choice(["nsubj", "obj", "obl"])) if h else "root" for h in heads]
 
 
-@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 7, 0.97), ("two_planar", 7, 0.97), ("swap", 6, 0.97)])
+@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 7, 0.97), ("two_planar", 6, 0.97), ("swap", 6, 0.97)])
 def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share):
     """The move costs of planar, 2-planar and swap (``costs``), in random
     reachable configurations of random small trees, against the true cost
     (best reachable score now minus after the move, by exhaustive search,
-    of gold arcs only after the move for planar and 2-planar: 7-word trees):
+    of gold arcs only after the move for planar and 2-planar; trees of up to 7 words for planar, 6 for
+    2-planar and swap):
     every state's cheapest moves are optimal, and the costs of the arc moves
     (REDUCE, LEFT and RIGHT, and SHIFT but in swap, where SHIFT and SWAP
     only carry the static oracle's preferences; the half-link preferences
