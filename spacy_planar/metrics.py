@@ -28,6 +28,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .errors import Errors, UnexpectedError
 from .trees import Tree, nonprojective_arcs
 
 # bins of gold arc lengths |head - dependent|; a root's arc has none
@@ -201,7 +202,7 @@ def paired_bootstrap(right_a: Sequence[float], right_b: Sequence[float], words: 
     b = np.asarray(right_b, dtype=np.float64)
     n = np.asarray(words, dtype=np.float64)
     if not (len(a) == len(b) == len(n)) or n.sum() == 0:
-        raise ValueError("paired_bootstrap: the two systems must be scored on the same, non-empty sentences")
+        raise UnexpectedError(Errors.E129)
     diff = 100 * (a - b)
     observed = float(diff.sum() / n.sum())
     rng = np.random.default_rng(seed)

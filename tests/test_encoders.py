@@ -295,3 +295,11 @@ def test_word_dropout_zeroes_whole_words_while_training_only():
     assert 0.25 < zero.mean() < 0.35
     np.testing.assert_allclose(Y[~zero], want[~zero] / 0.7, rtol=1e-5)
     np.testing.assert_allclose(dropped.predict(docs)[0], want)
+
+
+def test_an_odd_bilstm_width_is_one_clear_error():
+    from spacy_planar.errors import UserError
+    from spacy_planar.model.bilstm import build_bilstm_encoder
+
+    with pytest.raises(UserError, match=r"E128\] BiLSTMEncoder.v1: width must be even .* not 95"):
+        build_bilstm_encoder(95)

@@ -253,5 +253,7 @@ def test_paired_bootstrap():
     b[0] += 1
     delta, p = paired_bootstrap(a, b, words, samples=2000)
     assert delta == -0.05 and p > 0.3
-    with pytest.raises(ValueError):
+    from spacy_planar.errors import UnexpectedError
+
+    with pytest.raises(UnexpectedError, match="E129"):
         paired_bootstrap(words[:3], words[:2], words[:3])

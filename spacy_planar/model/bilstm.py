@@ -27,6 +27,8 @@ from spacy.util import registry
 from thinc.api import LayerNorm, Model, chain, concatenate, glorot_uniform_init, residual, to_numpy, with_array
 from thinc.types import Floats2d, Padded
 
+from ..errors import Errors, UserError
+
 
 @registry.architectures("spacy-planar.BiLSTMEncoder.v1")
 def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_depth: int = 2,
@@ -35,7 +37,7 @@ def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_d
     window-CNN layers (none with 0), then ``x + BiLSTM(x)`` (``depth``
     layers, ``width // 2`` units each way), layer-normalised."""
     if width % 2:
-        raise ValueError(f"BiLSTMEncoder.v1: width must be even (half of it each way), not {width}")
+        raise UserError(Errors.E128.format(width=width))
     layers = [bidirectional(width, width, dropout) for _ in range(depth)]
     encoder: Model = chain(residual(chain(*layers) if depth > 1 else layers[0]), with_array(LayerNorm(nI=width)))
     if cnn_depth:
