@@ -7,6 +7,15 @@ import pytest
 # what is never expected raises in the tests (spacy_planar.errors.unexpected), CLI subprocesses included
 os.environ.setdefault("SPACY_PLANAR_DEBUG", "1")
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # one worker per core (pytest -n auto) already fills the cores: each keeps its numerical libraries
+    # on one thread, its CLI subprocesses too, so that the workers' threads do not fight over them
+    from threadpoolctl import threadpool_limits
+
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    threadpool_limits(1)
+
 DATA = Path(os.environ.get("SPACY_PLANAR_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"))
 
 

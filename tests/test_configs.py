@@ -220,13 +220,12 @@ def test_every_entry_point_resolves():
                 continue
             func = ep.load()
             found += 1
-            if reg is not None:
-                assert reg.get(ep.name) is not None
-            else:
-                assert registry.transition_systems.get(ep.name) is func
-                assert func()(["obj"], "root").table.names()
-    # the factory, 6 architectures (CharEmbed v1 and v2), the scorer, the callback and 5 transition systems
-    assert found == 14
+            assert reg.get(ep.name) is not None
+            if reg is registry.transition_systems:
+                assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
+    # 2 factories (the parser, the feature morphologizer), 7 architectures (CharEmbed v1 and v2), the scorer,
+    # the callback and 5 transition systems
+    assert found == 16
 
 
 def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):

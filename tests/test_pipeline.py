@@ -21,6 +21,8 @@ SYSTEMS = {
     "swap": {"@transition_systems": "spacy-planar.swap.v1", "oracle": "lazy"},
     "top_down": {"@transition_systems": "spacy-planar.top_down.v1", "encoding": "head+path", "pred_size": 5},
 }
+# arc-eager listening to a shared tok2vec, exploring, labels apart, on coordination-ps+ trees
+LISTENING = "arc_eager+listener+labels_apart+coordination-ps+"
 ARC_WIDTH = 64  # top-down's arc scorer (weighted prediction)
 N_TRAIN, N_HELD_OUT, EPOCHS = 300, 150, 10
 # the parsers that own their tok2vec get spaCy's CNN, not the factory's BiLSTM: these tests are of the
@@ -78,22 +80,19 @@ def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, labe
 def trained(gothic):
     train_docs, _ = gothic
     pipes = {name: train_pipeline(name, train_docs) for name in SYSTEMS}
-    # arc-eager trained with exploration (its dynamic oracle), following its own predictions 90% of
-    # the time, listening to a shared tok2vec (whose outputs exist only in training mode)
-    pipes["arc_eager+exploration"] = train_pipeline("arc_eager", train_docs, shared_tok2vec=True, exploration=0.9)
+    # arc-eager as the shipped configs train it, with exploration (its dynamic oracle: its own predictions
+    # 90% of the time) listening to a shared tok2vec (whose outputs exist only in training mode); with
+    # its labels (pseudo-projective marks included) scored apart from its moves, on Prague-style
+    # coordination (Nilsson 2007), shared dependents marked: one parser for the three options
+    pipes[LISTENING] = train_pipeline("arc_eager", train_docs, shared_tok2vec=True, exploration=0.9,
+                                      labels_apart=True, tree_transforms=["coordination-ps+"])
     # 2-planar as configs/two_planar.cfg trains it: towards its narrowed exploration targets, half the time
     # following its own predictions, never on sentences with a non-projective gold tree
     pipes["two_planar+exploration"] = train_pipeline("two_planar", train_docs, exploration=0.5,
                                                    exploration_nonprojective=0.0)
-    # arc-eager with its labels (pseudo-projective marks included) scored apart from its moves
-    pipes["arc_eager+labels_apart"] = train_pipeline("arc_eager", train_docs, shared_tok2vec=True,
-                                                     labels_apart=True)
     # swap trained with the beam's global loss (early update), parsing with the same beam
     pipes["swap+global"] = train_pipeline("swap", train_docs, shared_tok2vec=True, beam_width=4,
                                           beam_update="global")
-    # arc-eager on Prague-style coordination (Nilsson 2007), shared dependents marked
-    pipes["arc_eager+coordination-ps+"] = train_pipeline("arc_eager", train_docs,
-                                                         tree_transforms=["coordination-ps+"])
     return pipes
 
 
@@ -105,9 +104,7 @@ def scores(nlp, gold_docs):
     return evaluate([(tree_of(g), tree_of(p)) for g, p in zip(gold_docs, parsed)])
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc_eager+exploration", "two_planar+exploration",
-                                                     "arc_eager+labels_apart", "swap+global",
-                                                     "arc_eager+coordination-ps+"])
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + [LISTENING, "two_planar+exploration", "swap+global"])
 def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     train_docs, held_out = gothic
     nlp = trained[system]
@@ -171,7 +168,7 @@ def test_decorated_labels_stay_inside(trained, gothic):
     assert all(LIFT_MARK not in l and PATH_MARK not in l for l in per_type)
 
 
-@pytest.mark.parametrize("system", sorted(SYSTEMS) + ["arc_eager+labels_apart"])
+@pytest.mark.parametrize("system", sorted(SYSTEMS) + [LISTENING])
 def test_serialization_round_trip(trained, gothic, system, tmp_path):
     nlp = trained[system]
     _, held_out = gothic
@@ -200,7 +197,7 @@ def test_labels_apart_parts(trained):
     the scores of its move and of its label's parts."""
     import numpy as np
 
-    nlp = trained["arc_eager+labels_apart"]
+    nlp = trained[LISTENING]
     parser = nlp.get_pipe("planar_parser")
     names, matrix = parser.system.table.factors()
     parts = parser.model.get_ref("parts")
@@ -319,7 +316,7 @@ def test_labels_for_spacy_init_labels(trained):
     assert "root" in parser.label_data and "nsubj" in parser.label_data
 
 
-@pytest.mark.parametrize("system", ["arc_eager", "two_planar", "arc_eager+labels_apart"])
+@pytest.mark.parametrize("system", ["arc_eager", "two_planar", LISTENING])
 def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
     """The C hidden layer used when parsing on CPU gives the scores of the
     Thinc-ops forward (the path a GPU takes), state by state."""
@@ -418,7 +415,7 @@ def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
     but its labels, its output and a reloaded copy's output are UD."""
     from spacy_planar.transforms import clean_label
 
-    nlp = trained["arc_eager+coordination-ps+"]
+    nlp = trained[LISTENING]
     parser = nlp.get_pipe("planar_parser")
     assert any(l.endswith("+") for l in parser.cfg["labels"])  # shared dependents, marked
     assert all(clean_label(l) == l for l in parser.labels)
