@@ -69,3 +69,14 @@ def got_train() -> Path:
 # na kvalitu ." The arc jedna -> Z crosses je, which jedna does not dominate.
 CZECH_HEADS = [5, 1, 0, 5, 3, 3, 6, 3]
 CZECH_LABELS = ["AuxP", "Atr", "Pred", "AuxZ", "Sb", "AuxP", "Adv", "AuxK"]
+
+
+# the files that take longest first, so that pytest-xdist's workers (--dist loadfile hands out whole
+# files in the order collected) end together rather than one waiting on another's last long file
+LONGEST_FIRST = ("test_pipeline.py", "test_systems.py", "test_configs.py", "test_corpus.py", "test_transforms.py",
+                 "test_vectors.py", "test_beam.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable: the rest keep their order
