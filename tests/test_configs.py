@@ -228,36 +228,62 @@ def test_every_entry_point_resolves():
     assert found == 16
 
 
-def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
-    """A pipeline from `spacy train`: `parse` writes the input's lines with
-    predicted HEAD/DEPREL, `evaluate` scores them; the benchmarks run."""
-    import json
-
-    from typer.testing import CliRunner
-
-    from spacy_planar.cli import app
-
+@pytest.fixture(scope="module")
+def swap_model(small_corpus, tmp_path_factory):
+    """A pipeline trained by `spacy-planar train` on configs/swap.cfg (6
+    steps), the time the command took, and 21 Gothic dev sentences as gold."""
     import time
 
+    tmp = tmp_path_factory.mktemp("swap")
     config = [c for c in CONFIGS if c.stem == "swap"][0]
-    out = tmp_path / "out"
+    out = tmp / "out"
     start = time.perf_counter()
     res = subprocess.run([sys.executable, "-m", "spacy_planar", "train", str(config), "--output", str(out),
                           "--paths.train", str(small_corpus), "--paths.dev", str(small_corpus),
                           "--training.max_steps", "6", "--training.eval_frequency", "3"],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
-    # the training's own time: within the command's
-    assert 0 < json.loads((out / "train_seconds.json").read_text())["seconds"] < time.perf_counter() - start
-    gold = tmp_path / "gold.conllu"
+    elapsed = time.perf_counter() - start
+    gold = tmp / "gold.conllu"
     lines = treebank("got_proiel", "dev").read_text(encoding="utf-8").split("\n")
     cut = [i for i, line in enumerate(lines) if not line][20]
     gold.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
-    runner = CliRunner()
-    system = tmp_path / "sys.conllu"
-    r = runner.invoke(app, ["parse", str(out / "model-last"), str(gold), str(system), "--keep-input-columns"])
+    return out / "model-last", gold, elapsed
+
+
+@pytest.fixture(scope="module")
+def swap_parsed(swap_model):
+    """`parse --keep-input-columns` of the gold file by the swap pipeline."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    model, gold, _ = swap_model
+    system = gold.parent / "sys.conllu"
+    r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(system), "--keep-input-columns"])
     assert r.exit_code == 0, r.output
-    first, rest = system.read_text(encoding="utf-8").split("\n", 1)
+    return system
+
+
+def _run(*args):
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_train_records_its_own_time(swap_model):
+    import json
+
+    model, _, elapsed = swap_model
+    # the training's own time: within the command's
+    assert 0 < json.loads((model.parent / "train_seconds.json").read_text())["seconds"] < elapsed
+
+
+def test_parse_writes_the_inputs_lines_with_the_predicted_heads(swap_model, swap_parsed):
+    _, gold, _ = swap_model
+    first, rest = swap_parsed.read_text(encoding="utf-8").split("\n", 1)
     assert first.startswith("# pipeline = xx_pipeline-0.0.0 (sha1 ")  # the pipeline that wrote it, then the input's lines
     for g, s in zip(gold.read_text(encoding="utf-8").split("\n"), rest.split("\n")):
         gc, sc = g.split("\t"), s.split("\t")
@@ -265,13 +291,24 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
             assert gc[:6] + gc[8:] == sc[:6] + sc[8:] and sc[6].isdigit() and sc[7] != "_"
         else:
             assert g == s
-    r = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
+
+
+def _words(gold, system):
+    rest = system.read_text(encoding="utf-8").split("\n", 1)[1]
+    return [(g.split("\t"), x.split("\t")) for g, x in zip(gold.read_text(encoding="utf-8").split("\n"),
+                                                           rest.split("\n"))
+            if g.split("\t")[0].isdigit()]
+
+
+def test_evaluate_is_the_official_scorer_and_ours(swap_model, swap_parsed):
+    import json
+
+    _, gold, _ = swap_model
+    r = _run("evaluate", gold, swap_parsed, "--json")
     assert r.exit_code == 0, r.output
     # evaluate's UAS and LAS are the share of words whose head (and universal relation: the CoNLL 2018
     # scorer's LAS; whole label: ours) the system file has right
-    words = [(g.split("\t"), x.split("\t")) for g, x in zip(gold.read_text(encoding="utf-8").split("\n"),
-                                                           rest.split("\n"))
-             if g.split("\t")[0].isdigit()]
+    words = _words(gold, swap_parsed)
     uas = 100.0 * sum(g[6] == x[6] for g, x in words) / len(words)
     las = 100.0 * sum(g[6] == x[6] and g[7].split(":")[0] == x[7].split(":")[0] for g, x in words) / len(words)
     whole = 100.0 * sum(g[6] == x[6] and g[7] == x[7] for g, x in words) / len(words)
@@ -280,19 +317,21 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     assert abs(official["UAS"] - uas) < 0.01 and abs(official["LAS"] - las) < 0.01
     assert abs(scored["LAS_whole_labels"] - whole) < 0.01
     from udtools import udeval
-    want = udeval.evaluate(udeval.load_conllu_file(str(gold)), udeval.load_conllu_file(str(system)))
+    want = udeval.evaluate(udeval.load_conllu_file(str(gold)), udeval.load_conllu_file(str(swap_parsed)))
     assert all(official[m] == 100 * want[m].f1 for m in ("UAS", "LAS", "CLAS"))
     assert scored["columns"] == dict.fromkeys(("LEMMA", "UPOS", "XPOS", "FEATS"), "copied") and "MLAS" not in official
-    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1"])
+
+
+def test_compare_runs_anchors_lengths_labels_and_touched_words(swap_model):
+    model, gold, _ = swap_model
+    r = _run("compare", gold, f"swap={model}", "-r", "1")
     assert r.exit_code == 0 and "| swap |" in r.output
     row = next(line for line in r.output.splitlines() if line.startswith("| swap |"))
-    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", f"swap={out / 'model-last'}", "-r", "1",
-                            "--by-length"])
+    r = _run("compare", gold, f"swap={model}", f"swap={model}", "-r", "1", "--by-length")
     assert r.exit_code == 0, r.output
     runs = next(line for line in r.output.splitlines() if line.startswith("| swap (2 runs) |")).split(" | ")
     # against an anchor: the same model, no difference, p = 1
-    r2 = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", f"again={out / 'model-last'}",
-                             "-r", "1", "--anchor", "swap"])
+    r2 = _run("compare", gold, f"swap={model}", f"again={model}", "-r", "1", "--anchor", "swap")
     assert r2.exit_code == 0, r2.output
     assert next(line for line in r2.output.splitlines() if line.startswith("| again |")).endswith(" +0.00 (1.000) |")
     assert runs[1] == row.split(" | ")[1] + " ± 0.00" and runs[2] == row.split(" | ")[2] + " ± 0.00"
@@ -306,65 +345,97 @@ def test_parse_evaluate_and_benchmarks_run(small_corpus, tmp_path):
     kinds, row = (line.strip("| ").split(" | ")[1:] for line in lengths[2:4])
     assert 0 < len(kinds) == len(row) <= 8 and sum(int(c.replace(",", "")) for c in kinds) <= n_arcs[-1]
     # by label, and over the words a tree transform touches (Nilsson 2007, Experiment II)
-    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1", "--labels", "conj,cc,xyz",
-                            "--touched", "coordination-ms"])
+    r = _run("compare", gold, f"swap={model}", "-r", "1", "--labels", "conj,cc,xyz", "--touched", "coordination-ms")
     assert r.exit_code == 0, r.output
     head, _, cells = [line for line in r.output.splitlines() if line][-3:]
     assert "conj (" in head and "touched by coordination-ms (" in head
     conj, cc, xyz, ms = cells.strip("| ").split(" | ")[1:]
     assert 0 <= float(conj) <= 100 and xyz == "-" and len(ms.split(" / ")) == 2
-    r = runner.invoke(app, ["compare", str(gold), f"swap={out / 'model-last'}", "-r", "1", "--touched", "nope"])
+    r = _run("compare", gold, f"swap={model}", "-r", "1", "--touched", "nope")
     assert r.exit_code == 1 and "E051" in r.output
+
+
+def test_search_errors_and_stacks(swap_model, tmp_path):
+    import json
+
+    import spacy
+
+    model, gold, _ = swap_model
     # search errors: the wrong trees split into those the model scores below gold and the rest
-    r = runner.invoke(app, ["search-errors", str(out / "model-last"), str(gold), "--beam", "1", "--beam", "4", "--json"])
+    r = _run("search-errors", model, gold, "--beam", "1", "--beam", "4", "--json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output)
     assert [x["beam_width"] for x in rows] == [1, 4]
     for x in rows:
         assert x["sentences"] == 21 and x["search_errors"] + x["model_errors"] + x["not_rederived"] == x["wrong"] <= 21
     # stacks: the stack when each sentence's buffer first empties (swap: the root and the last word at least)
-    r = runner.invoke(app, ["stacks", str(out / "model-last"), str(gold), "--json"])
+    r = _run("stacks", model, gold, "--json")
     assert r.exit_code == 0, r.output
     ends = json.loads(r.output)
     assert ends["sentences"] == sum(ends["stack_sizes"].values()) == 21 and ends["mean_stack"] >= 2
     assert "0" not in ends["stack_sizes"] and "1" not in ends["stack_sizes"]
     assert sum(ends["moves_after"].values()) >= 21  # at least one move each: the last arc
-    import spacy
     spacy.blank("xx").to_disk(tmp_path / "blank")
-    r = runner.invoke(app, ["stacks", str(tmp_path / "blank"), str(gold)])
+    r = _run("stacks", tmp_path / "blank", gold)
     assert r.exit_code != 0 and "no planar_parser" in r.output
-    r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
-                            "-r", "1", "--busy", "1", "--json"])
+
+
+def test_bench_speed(swap_model, tmp_path):
+    import json
+
+    import spacy
+
+    model, gold, _ = swap_model
+    words = sum(1 for line in gold.read_text(encoding="utf-8").split("\n") if line.split("\t")[0].isdigit())
+    r = _run("bench", "speed", gold, f"a={model}", f"b={model}", "-r", "1", "--busy", "1", "--json")
     assert r.exit_code == 0, r.output
     speeds = json.loads(r.output[r.output.index("{"):])
-    assert speeds["a"]["words"] == speeds["b"]["words"] == len(words)  # every word of the file, each time
+    assert speeds["a"]["words"] == speeds["b"]["words"] == words  # every word of the file, each time
     assert abs(speeds["b"]["ratio"] - speeds["b"]["words_per_s"] / speeds["a"]["words_per_s"]) < 1e-9
     # a beam for one NAME: the same model under two names, one parsing with a beam of 4
-    r = runner.invoke(app, ["bench", "speed", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
-                            "-r", "1", "--beam", "b=4", "--json"])
+    r = _run("bench", "speed", gold, f"a={model}", f"b={model}", "-r", "1", "--beam", "b=4", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output[r.output.index("{"):])["b"]["words_per_s"] > 0
-    r = runner.invoke(app, ["compare", str(gold), f"greedy={out / 'model-last'}", f"beam={out / 'model-last'}",
-                            "-r", "1", "--anchor", "greedy", "--beam", "beam=4"])
+    spacy.blank("xx").to_disk(tmp_path / "blank")
+    r = _run("bench", "speed", gold, f"a={tmp_path / 'blank'}", "-r", "1", "--beam", "a=4")
+    assert r.exit_code == 1 and "no planar_parser" in r.output
+
+
+def test_compare_with_a_beam(swap_model):
+    model, gold, _ = swap_model
+    r = _run("compare", gold, f"greedy={model}", f"beam={model}", "-r", "1", "--anchor", "greedy", "--beam", "beam=4")
     assert r.exit_code == 0, r.output
     assert any(line.startswith("| beam |") for line in r.output.splitlines())
-    r = runner.invoke(app, ["compare", str(gold), f"beam={out / 'model-last'}", "-r", "1", "--beam", "beam=4+merge"])
+    r = _run("compare", gold, f"beam={model}", "-r", "1", "--beam", "beam=4+merge")
     assert r.exit_code == 0 and any(line.startswith("| beam |") for line in r.output.splitlines()), r.output
     for bad in ("beam=0", "beam", "beam=4+x"):
-        r = runner.invoke(app, ["compare", str(gold), f"beam={out / 'model-last'}", "-r", "1", "--beam", bad])
+        r = _run("compare", gold, f"beam={model}", "-r", "1", "--beam", bad)
         assert r.exit_code == 1 and "E087" in r.output
-    # parse time by sentence length, and its curve
+
+
+def test_bench_lengths(swap_model, tmp_path):
+    """Parse time by sentence length, and its curve."""
+    import json
+
+    model, gold, _ = swap_model
     svg = tmp_path / "lengths.svg"
-    r = runner.invoke(app, ["bench", "lengths", str(gold), f"a={out / 'model-last'}", f"b={out / 'model-last'}",
-                            "-r", "1", "--bin", "10", "--beam", "b=4", "--svg", str(svg), "--json"])
+    r = _run("bench", "lengths", gold, f"a={model}", f"b={model}", "-r", "1", "--bin", "10", "--beam", "b=4",
+             "--svg", svg, "--json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output[r.output.index("{"):r.output.rindex("}") + 1])
     assert rows and all(row["a"] > 0 and row["b"] > 0 and row["sentences"] >= 5 for row in rows.values())
     assert svg.read_text().count("<polyline") == 2
-    r = runner.invoke(app, ["bench", "speed", str(gold), f"a={tmp_path / 'blank'}", "-r", "1", "--beam", "a=4"])
-    assert r.exit_code == 1 and "no planar_parser" in r.output
-    r = runner.invoke(app, ["bench", "train", str(small_corpus), f"swap={config}", "--limit", "20", "-e", "1", "--json"])
+
+
+def test_bench_train(small_corpus):
+    import json
+
+    config = [c for c in CONFIGS if c.stem == "swap"][0]
+    r = _run("bench", "train", small_corpus, f"swap={config}", "--limit", "20", "-e", "1", "--json")
     assert r.exit_code == 0, r.output
+    rows = json.loads(r.output[r.output.index("{\n"):r.output.rindex("}") + 1])
+    # the 20 Docs' words, trained on once per timed epoch, the ratio to itself 1
+    assert rows["swap"]["words"] > 100 and rows["swap"]["words_per_s"] > 0 and rows["swap"]["ratio"] == 1.0
 
 
 def test_spacy_init_labels(small_corpus, tmp_path):
