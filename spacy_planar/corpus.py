@@ -179,17 +179,24 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                 inputs: Iterable = (Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
                                     for d in read_docbin(input_path))
             else:
-                inputs = read_text(input_path)
-                if sentencizer and "sentencizer" not in nlp.pipe_names:
-                    # spaCy's sentencizer run on each line's Doc before the pipeline, which stays as it was given
-                    from spacy.pipeline import Sentencizer
-
-                    split = Sentencizer()
-                    inputs = (split(nlp.make_doc(text)) for text in inputs)
+                inputs = text_inputs(nlp, input_path, sentencizer)
             for text in docs_to_conllu(counted(nlp.pipe(inputs, batch_size=batch_size)), kbest, confidence):
                 f.write(text)
     report.has_upos = report.has_upos or (keep_input_columns and input_upos)
     return report
+
+
+def text_inputs(nlp, path: Path, sentencizer: bool) -> Iterable:
+    """A text file's lines as ``nlp.pipe`` inputs; with ``sentencizer``,
+    Docs split into sentences by spaCy's sentencizer, run before the
+    pipeline, which stays as it was given (unless it has one)."""
+    texts = read_text(path)
+    if not sentencizer or "sentencizer" in nlp.pipe_names:
+        return texts
+    from spacy.pipeline import Sentencizer
+
+    split = Sentencizer()
+    return (split(nlp.make_doc(text)) for text in texts)
 
 
 def chunked(items: Iterable, size: int) -> Iterator[List]:

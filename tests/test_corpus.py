@@ -316,3 +316,21 @@ def test_parse_streams_a_file_in_chunks_with_the_same_output(model, tmp_path, mo
     gold.write_text("\n".join(lines), encoding="utf-8")
     r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(tmp_path / "bad.conllu")])
     assert r.exit_code == 1 and f"{gold}:{k + 1}: [E004]" in r.output and not (tmp_path / "bad.conllu").exists()
+
+
+def test_the_sentencizer_splits_lines_and_leaves_the_pipeline_alone(model, tmp_path):
+    """`parse --sentencizer`: each line split into sentences, each with its
+    own tree (one root each); the pipeline given is not changed."""
+    from spacy_planar.corpus import parse_file
+    import spacy
+
+    text = tmp_path / "text.txt"
+    text.write_text("jah qaþ du im . gaggiþ in þo haim .\n", encoding="utf-8")
+    nlp = spacy.load(model)
+    names = list(nlp.pipe_names)
+    for split, n_sents in ((False, 1), (True, 2)):
+        out = tmp_path / f"out{split}.conllu"
+        parse_file(nlp, text, out, sentencizer=split)
+        sents = list(read_conllu(out))
+        assert len(sents) == n_sents and all(s.heads.count(0) == 1 for s in sents)
+    assert nlp.pipe_names == names
