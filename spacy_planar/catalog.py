@@ -31,7 +31,7 @@ from .systems.state import States
 from .systems.swap import SWAP_ORACLES, check_oracle
 
 
-# the options' defaults: here only (the registered functions'); the command line reads them (``option_default``)
+# the options' defaults: here only (the registered functions'); the command line reads them (cli/analyse.py)
 ENCODING, SWAP_ORACLE, PRED_SIZE = "head+path", "lazy", 5
 
 

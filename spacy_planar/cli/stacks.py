@@ -67,13 +67,13 @@ def stacks(
         nlp = load_pipeline(model)
     except USER_ERRORS as e:
         fail(str(e))
-    pipes = [p for _, p in nlp.pipeline if isinstance(p, PlanarParser)]
+    pipes = [(name, p) for name, p in nlp.pipeline if isinstance(p, PlanarParser)]
     if not pipes:
         fail(Errors.E082.format(model=model, pipes=", ".join(nlp.pipe_names)))
     observer = EndOfBuffer()
-    name = next(name for name, pipe in nlp.pipeline if pipe is pipes[0])
+    name, parser = pipes[0]
     docs = list(nlp.pipe(input_docs(nlp, sents), disable=[name]))
-    pipes[0].predict(docs, observer=observer)  # one batch: a unit's offset names it
+    parser.predict(docs, observer=observer)  # one batch: a unit's offset names it
     res = observer.summary()
     if as_json:
         print(json.dumps(res, indent=2))

@@ -33,7 +33,8 @@ once per label) and, after them, one action per word for the word move.
 
 Shapes, for a batch of B states of T positions (the longest sentence + 1),
 A = ``actions.size(T)`` actions (the model's output layer scores
-``actions.n_scored`` of them, and its arc scorer the words of a word move), F and L the feature templates, M > max(moves) move columns (the core's six,
+``actions.n_scored`` of them, and its arc scorer the words of a word move),
+F and L the feature templates, M > max(moves) move columns (the core's six,
 top-down's seventh: PRED); ``check`` tests them, and ``driver.drive`` calls it
 on its first step under ``SPACY_PLANAR_DEBUG`` (the tests set it):
 

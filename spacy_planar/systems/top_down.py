@@ -236,7 +236,7 @@ class TopDown(PseudoProjective):
 
     def limit_candidates(self, cand: np.ndarray) -> np.ndarray:
         """Beam search: keep each state's ``pred_size`` best PRED(k) (0: all)."""
-        nT = len(self.table)
+        nT = self.actions.n_table
         size = self.pred_size
         if size <= 0 or cand.shape[1] - nT <= size:
             return cand
