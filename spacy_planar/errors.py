@@ -50,6 +50,8 @@ class Errors:
     E079 = "[E079] {source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
     E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
     E088 = "[E088] {path}: not a config file: {reason}"
+    E130 = ("[E130] {path}: no character language model in it: give --paths.charlm a directory written by "
+            "spacy-planar charlm")
     E129 = "[E129] paired_bootstrap: the two systems must be scored on the same, non-empty sentences"
     E128 = "[E128] BiLSTMEncoder.v1: width must be even (half of it each way), not {width}"
     E127 = "[E127] {name}: no UPOS or FEATS in the training data: nothing to learn"

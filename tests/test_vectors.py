@@ -37,23 +37,45 @@ def test_vectors_are_floret_and_cover_unseen_forms(vectors_dir):
     assert float(vectors.data.std(axis=0).min()) > 0  # trained rows, not one row repeated
 
 
-def test_a_shipped_config_takes_the_vectors_with_one_flag(vectors_dir, tmp_path):
-    """`--paths.vectors DIR` alone: the tok2vec reads the vectors (CharEmbed.v2's
-    static_vectors layer is in the trained model, its projection trained), and
-    they travel with the pipeline."""
+def test_a_shipped_config_takes_the_vectors_and_the_character_model_with_one_flag_each(vectors_dir, charlm_dir,
+                                                                                      tmp_path):
+    """`--paths.vectors DIR` and `--paths.charlm DIR`: the tok2vec reads the
+    vectors (CharEmbed.v2's static_vectors layer, its projection trained) and
+    the character model's states (charlm_features: its weights not trained);
+    both travel with the pipeline, which encodes as it did once the model's
+    directory is gone."""
+    import shutil
+
+    from spacy.tokens import Doc
+
+    from spacy_planar.model.charlm import CharLM
+
     corpus = tmp_path / "train.spacy"
     assert runner.invoke(app, ["convert", str(treebank("got_proiel", "dev")), str(corpus)]).exit_code == 0
+    lm_dir = shutil.copytree(charlm_dir, tmp_path / "lm")
     config = Path(__file__).resolve().parents[1] / "configs" / "two_planar.cfg"
     cmd = [sys.executable, "-m", "spacy_planar", "train", str(config), "--output", str(tmp_path / "out"),
            "--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.vectors", str(vectors_dir),
-           "--training.max_steps", "4", "--training.eval_frequency", "2"]
+           "--paths.charlm", str(lm_dir), "--training.max_steps", "4", "--training.eval_frequency", "2"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     nlp = spacy.load(tmp_path / "out" / "model-last")
     assert nlp.vocab.vectors.mode == "floret" and nlp.vocab.vectors.shape == (5000, 16)
-    layers = [node for node in nlp.get_pipe("tok2vec").model.walk() if node.name == "static_vectors"]
+    encoder = nlp.get_pipe("tok2vec").model
+    layers = [node for node in encoder.walk() if node.name == "static_vectors"]
     assert len(layers) == 1 and layers[0].get_param("W").shape == (96, 16)
-    doc = nlp("jah qaþ imma .")
+    lm = CharLM.from_disk(lm_dir)
+    (layer,) = [n for n in encoder.walk() if n.name == "charlm_features"]
+    assert layer.attrs["chars"] == lm.chars and layer.get_param("P").shape == (96, 32)
+    assert np.array_equal(layer.get_param("Ef"), lm.forward["E"])
+    assert np.array_equal(layer.layers[1].get_param("U"), lm.backward["U"])  # frozen while the rest trained
+    words = "jah qaþ imma Iesus : gaggais mis afar .".split()
+    before = encoder.predict([Doc(nlp.vocab, words=words)])[0]
+    nlp.to_disk(tmp_path / "saved")
+    shutil.rmtree(lm_dir)
+    again = spacy.load(tmp_path / "saved")
+    assert np.allclose(again.get_pipe("tok2vec").model.predict([Doc(again.vocab, words=words)])[0], before)
+    doc = again("jah qaþ imma .")
     assert sum(t.head == t for t in doc) == 1
 
 

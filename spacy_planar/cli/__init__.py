@@ -5,7 +5,7 @@ import traceback
 
 import typer
 
-from . import convert, analyse, evaluate, init_config, train, compare, parse, render, stacks, search, bench, vectors, package, calibrate  # noqa: F401,I001,E501  (registers the commands, in this order)
+from . import convert, analyse, evaluate, init_config, train, compare, parse, render, stacks, search, bench, vectors, charlm, package, calibrate  # noqa: F401,I001,E501  (registers the commands, in this order)
 from ._app import app
 
 

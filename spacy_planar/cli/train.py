@@ -35,6 +35,7 @@ def train(
     overrides = parse_config_overrides(ctx.args)
     try:
         check_vectors(config_path, overrides)
+        check_charlm(config_path, overrides)
     except USER_ERRORS as e:
         fail(str(e))
     setup_gpu(gpu_id)
@@ -90,3 +91,16 @@ def check_vectors(config_path: Path, overrides: Dict) -> None:
         raise UserError(Errors.E111.format(path=path)) from None
     if not has_vectors(vocab):
         raise UserError(Errors.E111.format(path=path))
+
+
+def check_charlm(config_path: Path, overrides: Dict) -> None:
+    """A one-line error (E130) unless the character language model the
+    config is trained with (``paths.charlm``, an override first) is one
+    ``spacy-planar charlm`` wrote."""
+    from spacy.util import load_config
+
+    from ..model.charlm import FILE
+
+    path = overrides.get("paths.charlm", load_config(config_path, interpolate=False).get("paths", {}).get("charlm"))
+    if path and not (Path(path) / FILE).is_file():
+        raise UserError(Errors.E130.format(path=path))

@@ -31,19 +31,21 @@ nO = null
 """
 WIDTH_VARIABLE = "${components.tok2vec.model.encode.width}"
 VECTORS_VARIABLE = "${paths.vectors}"
+CHARLM_VARIABLE = "${paths.charlm}"
 
 
 def base_tok2vec() -> dict:
     """base.cfg's tok2vec model, its width variable filled in and without
-    static vectors (``${paths.vectors}`` is a training config's; the
-    factory's own tok2vec has none): the one definition of the encoder the
+    static vectors or character language model (``${paths.vectors}`` and
+    ``${paths.charlm}`` are a training config's; the factory's own tok2vec
+    has neither): the one definition of the encoder the
     factory's parser gets by default."""
     base = Config().from_disk(Path(__file__).resolve().parents[1] / "configs" / "base.cfg", interpolate=False)
     model = base["components"]["tok2vec"]["model"]
     width = model["encode"]["width"]
 
     def fill(section):
-        filled = {WIDTH_VARIABLE: width, VECTORS_VARIABLE: None}
+        filled = {WIDTH_VARIABLE: width, VECTORS_VARIABLE: None, CHARLM_VARIABLE: None}
         return {k: fill(v) if isinstance(v, dict) else (filled[v] if isinstance(v, str) and v in filled else v)
                 for k, v in section.items()}
 

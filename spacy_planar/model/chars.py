@@ -21,6 +21,7 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, Ops, chain, concatenate, expand_window, reduce_max, with_array
 from thinc.types import Floats2d, Ragged
 
+from .charlm import build_charlm_features
 from .static_vectors import build_static_vectors
 from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
@@ -28,7 +29,8 @@ from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_ke
 @registry.architectures("spacy-planar.CharEmbed.v2")
 def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = 32,
                      cnn_width: int = 64, max_chars: int = 20, rows: int = 2000, word_dropout: float = 0.0,
-                     static_vectors: Optional[str] = None) -> Model[List[Doc], List[Floats2d]]:
+                     static_vectors: Optional[str] = None, charlm: Optional[str] = None
+                     ) -> Model[List[Doc], List[Floats2d]]:
     """``embed``'s vectors concatenated with each word's character CNN
     vector (``char_width``-wide character embeddings of ``rows`` hashed
     rows, windows of three through a ``cnn_width`` maxout, the maximum
@@ -36,7 +38,10 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     ``static_vectors`` is set (the shipped configs: ``${paths.vectors}``,
     so that ``--paths.vectors DIR`` alone turns them on), the pipeline's
     static vectors projected to ``width`` (``static_vectors.py``: looked up
-    by NFC form), mixed to ``width`` by a layer-normalised maxout.
+    by NFC form), and where ``charlm`` is set (``${paths.charlm}``) a
+    character language model's states at the word's ends projected to
+    ``width`` (``charlm.py``), mixed to ``width`` by a layer-normalised
+    maxout.
     ``word_dropout``: while training, the share of words whose ``embed``
     vector is zeroed, so that the characters (and vectors) learn to stand
     for a word the table has not seen (UDPipe 2's word dropout)."""
@@ -46,9 +51,12 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     mix = with_array(Maxout(nO=width, nP=3, normalize=True, dropout=0.0))
     if word_dropout:
         embed = drop_words(embed, word_dropout)
+    inputs = [embed, chars]
     if static_vectors:
-        return chain(concatenate(embed, chars, build_static_vectors(width, str(static_vectors))), mix)
-    return chain(concatenate(embed, chars), mix)
+        inputs.append(build_static_vectors(width, str(static_vectors)))
+    if charlm:
+        inputs.append(build_charlm_features(width, str(charlm)))
+    return chain(concatenate(*inputs), mix)
 
 
 @registry.architectures("spacy-planar.CharEmbed.v1")
