@@ -22,7 +22,7 @@ from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, flag, msg
 from .vectors import _check_sizes, read_corpus
 
-DEFAULTS = {"hidden": 256, "width": 64, "max_chars": 12_000_000, "min_count": 10, "learn_rate": 0.002}
+DEFAULTS = {"hidden": 256, "width": 64, "max_chars": 12_000_000, "min_count": 10, "learn_rate": 0.01}
 
 
 def sample_lines(text: Path, max_chars: int, seed: int) -> str:
@@ -51,6 +51,7 @@ def charlm(
     width: int = typer.Option(DEFAULTS["width"], "--width", help="Character embedding width"),
     min_count: int = typer.Option(DEFAULTS["min_count"], "--min-count",
                                   help="Characters seen fewer times share one 'unknown' row"),
+    learn_rate: float = typer.Option(DEFAULTS["learn_rate"], "--learn-rate", help="Adam's learning rate"),
     seed: int = typer.Option(0, "--seed", help="Random seed (the lines drawn, the weights, the order)"),
     threads: int = typer.Option(min(os.cpu_count() or 1, 2), "--threads",
                                 help="2: the two directions side by side (one core each); 1: one after the other"),
@@ -86,9 +87,9 @@ def charlm(
                  + f"; training on {len(text):,} characters, each direction")
         if threads > 1:
             with ProcessPoolExecutor(2, mp_context=get_context("spawn"), initializer=_one_thread) as pool:
-                lm = train_char_lm(text, hidden, width, min_count, DEFAULTS["learn_rate"], seed, pool=pool)
+                lm = train_char_lm(text, hidden, width, min_count, learn_rate, seed, pool=pool)
         else:
-            lm = train_char_lm(text, hidden, width, min_count, DEFAULTS["learn_rate"], seed)
+            lm = train_char_lm(text, hidden, width, min_count, learn_rate, seed)
         lm.meta.update({"lang": lang, "words": corpus.words, "lines": corpus.lines,
                         "files": [str(p) for p in corpus.files], "exclude": [str(p) for p in exclude],
                         "excluded_lines": corpus.excluded_lines, "normalization": "NFC", "case": "kept"})

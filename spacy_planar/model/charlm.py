@@ -27,7 +27,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import numpy
 import srsly
 from spacy.tokens import Doc
-from thinc.api import Adam, Model, fix_random_seed, glorot_uniform_init
+from thinc.api import Adam, Model, fix_random_seed, glorot_uniform_init, to_numpy
 from thinc.types import Floats2d
 
 from ..errors import Errors, UserError
@@ -120,24 +120,23 @@ def lm_loss(model: Model, ids: numpy.ndarray, is_train: bool) -> float:
     """The summed negative log-likelihood (nats) of each row of ``ids``
     [B, SEQUENCE] predicted from ``START`` and the row before it; the
     gradients incremented when ``is_train``."""
-    ops = model.ops
+    ops, xp = model.ops, model.ops.xp
     E, O, c = (model.get_param(n) for n in ("E", "O", "c"))
-    inputs = numpy.concatenate([numpy.full((len(ids), 1), START), ids[:, :-1]], axis=1)
+    inputs = ops.asarray2i(numpy.concatenate([numpy.full((len(ids), 1), START), ids[:, :-1]], axis=1))
     Ys, backprop = model.layers[0]([E[row] for row in inputs], is_train)
     states = ops.flatten(Ys)
-    logits = ops.gemm(states, O, trans2=True) + c
-    probs = ops.softmax(logits)
-    gold = ids.reshape(-1)
-    loss = -float(numpy.log(probs[numpy.arange(len(gold)), gold] + 1e-9).sum())
+    probs = ops.softmax(ops.gemm(states, O, trans2=True) + c)
+    gold, rows = ops.asarray1i(ids.reshape(-1)), xp.arange(ids.size)
+    loss = -float(xp.log(probs[rows, gold] + 1e-9).sum())
     if is_train:
         d = probs
-        d[numpy.arange(len(gold)), gold] -= 1
-        d /= len(gold)
+        d[rows, gold] -= 1
+        d /= ids.size
         model.inc_grad("O", ops.gemm(d, states, trans1=True))
         model.inc_grad("c", d.sum(axis=0))
         d_inputs = backprop(ops.unflatten(ops.gemm(d, O), [ids.shape[1]] * len(ids)))
         dE = ops.alloc2f(*E.shape)
-        ops.scatter_add(dE, ops.asarray1i(inputs.reshape(-1)), ops.flatten(d_inputs))
+        ops.scatter_add(dE, inputs.reshape(-1), ops.flatten(d_inputs))
         model.inc_grad("E", dE)
     return loss
 
@@ -163,7 +162,7 @@ def train_direction(stream: numpy.ndarray, held_out: numpy.ndarray, n_ids: int, 
     bits = nats / max(test.size, 1) / numpy.log(2)
     rnn = model.layers[0]
     weights = {"E": model.get_param("E")} | {n: rnn.get_param(n) for n in ("W", "U", "b")}
-    return {k: numpy.asarray(v, dtype="float32") for k, v in weights.items()}, float(bits)
+    return {k: numpy.asarray(to_numpy(v), dtype="float32") for k, v in weights.items()}, float(bits)
 
 
 def train_char_lm(text: str, hidden: int, width: int, min_count: int, learn_rate: float, seed: int,
