@@ -40,7 +40,7 @@ START, UNKNOWN = 0, 1  # ids before the characters': a sequence's first input; a
 SEQUENCE = 150  # characters a training chunk predicts, from a zero state (as a sentence is read)
 BATCH = 64
 GROUP = 64  # sequences run at once when features are computed (sorted by length)
-CACHE_LIMIT = 50_000  # Docs' features kept (training reads the same sentences every epoch)
+CACHE_LIMIT = 50_000  # Docs' features kept while training (it reads the same sentences every epoch)
 SPACE = ord(" ")
 
 
@@ -233,25 +233,29 @@ def build_charlm_features(width: int, source: str) -> Model[List[Doc], List[Floa
             start += n
         return fw, bw, fw_at, bw_at
 
-    def doc_features(model: Model, docs: List[Doc]) -> List:
+    def doc_features(model: Model, docs: List[Doc], is_train: bool) -> List:
+        """Each Doc's features; while training, kept by the Doc's words
+        (training reads the same sentences every epoch; parsing, each once)."""
         keys = [doc.to_array(["ORTH"]).tobytes() for doc in docs]
-        todo = [i for i, key in enumerate(keys) if key not in features]
+        found = {i: features[key] for i, key in enumerate(keys) if key in features}
+        todo = [i for i in range(len(docs)) if i not in found]
         if todo:
-            if len(features) + len(todo) > CACHE_LIMIT:
-                features.clear()
             fw, bw, fw_at, bw_at = sequences(model, [docs[i] for i in todo])
             forward = run_direction(model.layers[0], model.get_param("Ef"), fw, fw_at)
             backward = run_direction(model.layers[1], model.get_param("Eb"), bw, bw_at)
-            for i, f, b in zip(todo, forward, backward):
-                features[keys[i]] = model.ops.xp.concatenate([f, b], axis=1)
-        return [features[key] for key in keys]
+            found.update((i, model.ops.xp.concatenate([f, b], axis=1)) for i, f, b in zip(todo, forward, backward))
+            if is_train:
+                if len(features) + len(todo) > CACHE_LIMIT:
+                    features.clear()
+                features.update((keys[i], found[i]) for i in todo)
+        return [found[i] for i in range(len(docs))]
 
     def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
         ops = model.ops
         lengths = [len(doc) for doc in docs]
         if sum(lengths) == 0:
             return [ops.alloc2f(0, width) for _ in docs], lambda d: []
-        F = ops.flatten([f for f, n in zip(doc_features(model, docs), lengths) if n])
+        F = ops.flatten([f for f, n in zip(doc_features(model, docs, is_train), lengths) if n])
         P = model.get_param("P")
 
         def backprop(dYs: List[Floats2d]) -> List:
