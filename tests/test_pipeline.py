@@ -24,7 +24,7 @@ SYSTEMS = {
 # arc-eager listening to a shared tok2vec, exploring, labels apart, on coordination-ps+ trees
 LISTENING = "arc_eager+listener+labels_apart+coordination-ps+"
 ARC_WIDTH = 64  # top-down's arc scorer (weighted prediction)
-N_TRAIN, N_HELD_OUT, EPOCHS = 300, 150, 10
+N_TRAIN, N_HELD_OUT, EPOCHS = 200, 150, 10
 # the parsers that own their tok2vec get spaCy's CNN, not the factory's BiLSTM: these tests are of the
 # systems and the component, and the CNN trains in half the time (test_encoders and the configs' tests
 # train the BiLSTM)
@@ -114,9 +114,9 @@ def test_fits_training_data_and_beats_baseline(trained, gothic, system):
     chain = evaluate([(tree_of(g), (list(range(len(g))), ["dep"] * len(g))) for g in held_out])
     held = scores(nlp, held_out)
     assert held["UAS"] > chain["UAS"] + 10, (held, chain)
-    # top-down trains on its static oracle alone and is the weakest on 300 sentences (28-32 LAS
-    # over initialisations; docs/results.md has it on the full treebank)
-    assert held["LAS"] > (25.0 if system == "top_down" else 30.0)
+    # on 200 sentences (held-out LAS 30-41: top-down, on its static oracle alone, and the listener, which
+    # shares its encoder with nothing here, the lowest; docs/results.md has them on whole treebanks)
+    assert held["LAS"] > (22.0 if system == "top_down" else 25.0)
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
