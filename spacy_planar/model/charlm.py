@@ -201,6 +201,33 @@ def run_direction(rnn: Model, E, sequences: List[numpy.ndarray], positions: List
     return out
 
 
+def doc_sequences(docs: List[Doc], chars: str, codes_cache: Dict[int, numpy.ndarray]):
+    """Each Doc's text as ids for the two directions (``START``, then each
+    word and a space; the backward one reversed) and the positions of the
+    states wanted: after each word's last character, and (read right to
+    left) after its first. The code points of each word form (NFC) are
+    worked out once, in ``codes_cache``."""
+    table = char_table(chars)
+    strings = docs[0].vocab.strings
+    keys = doc_arrays(docs, ["ORTH"])[:, 0]
+    rows, present = cached_rows(keys, codes_cache, lambda key: text_codes(nfc(strings[key]) or " "))
+    present = numpy.concatenate([present, numpy.ones((len(rows), 1), dtype=bool)], axis=1)
+    rows = numpy.concatenate([rows, numpy.full((len(rows), 1), SPACE, dtype=rows.dtype)], axis=1)
+    lengths = present.sum(axis=1)  # each word's characters and its space
+    fw, bw, fw_at, bw_at = [], [], [], []
+    start = 0
+    for doc in docs:
+        n = len(doc)
+        ids = char_ids(rows[start:start + n][present[start:start + n]].astype(numpy.int64), table)
+        ends = numpy.cumsum(lengths[start:start + n])
+        fw.append(numpy.concatenate([[START], ids]))
+        fw_at.append(ends - 1)  # after the word's last character (input 0 is START)
+        bw.append(numpy.concatenate([[START], ids[::-1]]))
+        bw_at.append(len(ids) - (ends - lengths[start:start + n]))  # after the word's first
+        start += n
+    return fw, bw, fw_at, bw_at
+
+
 def build_charlm_features(width: int, source: str) -> Model[List[Doc], List[Floats2d]]:
     """Docs -> per Doc [words, ``width``]: each word's two states (the
     forward model's after its last character, the backward model's after its
@@ -210,29 +237,6 @@ def build_charlm_features(width: int, source: str) -> Model[List[Doc], List[Floa
     codes_cache: Dict[int, numpy.ndarray] = {}
     features: Dict[bytes, object] = {}
 
-    def sequences(model: Model, docs: List[Doc]):
-        """Each uncached Doc's text as ids (``START``, then each word and a
-        space), and where its words end and start, for the two directions."""
-        table = char_table(model.attrs["chars"])
-        strings = docs[0].vocab.strings
-        keys = doc_arrays(docs, ["ORTH"])[:, 0]
-        rows, present = cached_rows(keys, codes_cache, lambda key: text_codes(nfc(strings[key]) or " "))
-        present = numpy.concatenate([present, numpy.ones((len(rows), 1), dtype=bool)], axis=1)
-        rows = numpy.concatenate([rows, numpy.full((len(rows), 1), SPACE, dtype=rows.dtype)], axis=1)
-        lengths = present.sum(axis=1)  # each word's characters and its space
-        fw, bw, fw_at, bw_at = [], [], [], []
-        start = 0
-        for doc in docs:
-            n = len(doc)
-            ids = char_ids(rows[start:start + n][present[start:start + n]].astype(numpy.int64), table)
-            ends = numpy.cumsum(lengths[start:start + n])
-            fw.append(numpy.concatenate([[START], ids]))
-            fw_at.append(ends - 1)  # after the word's last character (input 0 is START)
-            bw.append(numpy.concatenate([[START], ids[::-1]]))
-            bw_at.append(len(ids) - (ends - lengths[start:start + n]))  # after the word's first
-            start += n
-        return fw, bw, fw_at, bw_at
-
     def doc_features(model: Model, docs: List[Doc], is_train: bool) -> List:
         """Each Doc's features; while training, kept by the Doc's words
         (training reads the same sentences every epoch; parsing, each once)."""
@@ -240,7 +244,7 @@ def build_charlm_features(width: int, source: str) -> Model[List[Doc], List[Floa
         found = {i: features[key] for i, key in enumerate(keys) if key in features}
         todo = [i for i in range(len(docs)) if i not in found]
         if todo:
-            fw, bw, fw_at, bw_at = sequences(model, [docs[i] for i in todo])
+            fw, bw, fw_at, bw_at = doc_sequences([docs[i] for i in todo], model.attrs["chars"], codes_cache)
             forward = run_direction(model.layers[0], model.get_param("Ef"), fw, fw_at)
             backward = run_direction(model.layers[1], model.get_param("Eb"), bw, bw_at)
             found.update((i, model.ops.xp.concatenate([f, b], axis=1)) for i, f, b in zip(todo, forward, backward))
