@@ -64,7 +64,8 @@ def charlm(
     character and the backward model's after its first (Stanza's parser
     reads them). Train any shipped config with them: `--paths.charlm
     OUTPUT_DIR`. The bits per character on the text's last 1% (not trained
-    on) are printed and kept in OUTPUT_DIR/meta.json."""
+    on) are printed and kept in OUTPUT_DIR/meta.json. (Over 60 lines: a
+    typer command, its ten options in its signature.)"""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
