@@ -421,7 +421,9 @@ def _muted_interrupt(signum, frame) -> None:
     ``KeyboardInterrupt`` as Python's own handler raises it."""
     import logging
 
-    for name in ("distributed", "tornado", "asyncio"):
+    # their children too: Dask's logging config gives some a level of their own (tornado.application: error)
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("distributed", "tornado", "asyncio")]
+    for name in {"distributed", "tornado", "asyncio", "tornado.application", *names}:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     raise KeyboardInterrupt
 
