@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Optional
 
 import typer
 
@@ -34,8 +34,9 @@ def train(
 
     overrides = parse_config_overrides(ctx.args)
     try:
-        check_vectors(config_path, overrides)
-        check_charlm(config_path, overrides)
+        paths = raw_text_paths(config_path, overrides)
+        check_vectors(paths["vectors"])
+        check_charlm(paths["charlm"])
     except USER_ERRORS as e:
         fail(str(e))
     setup_gpu(gpu_id)
@@ -71,16 +72,24 @@ def train_stages(config_path: Path, output_path: Path, overrides: Dict) -> None:
     spacy_train(output_path / "second_stage.cfg", output_path)
 
 
-def check_vectors(config_path: Path, overrides: Dict) -> None:
-    """A one-line error (E111) unless the vectors the config is trained with
-    (``paths.vectors``, an override first) are a pipeline holding vectors."""
+def raw_text_paths(config_path: Path, overrides: Dict) -> Dict[str, Optional[str]]:
+    """The config's ``paths.vectors`` and ``paths.charlm`` (an override
+    first), read once; a config that is not a readable file is a one-line
+    error."""
     from spacy.util import load_config
+
+    check_input(config_path)
+    paths = load_config(config_path, interpolate=False).get("paths", {})
+    return {name: overrides.get(f"paths.{name}", paths.get(name)) for name in ("vectors", "charlm")}
+
+
+def check_vectors(path: Optional[str]) -> None:
+    """A one-line error (E111) unless the vectors the config is trained with
+    (``paths.vectors``) are a pipeline holding vectors."""
     from spacy.vocab import Vocab
 
     from ..model.static_vectors import has_vectors
 
-    check_input(config_path)
-    path = overrides.get("paths.vectors", load_config(config_path, interpolate=False).get("paths", {}).get("vectors"))
     if not path:
         return
     if not (Path(path) / "vocab").is_dir():
@@ -93,14 +102,11 @@ def check_vectors(config_path: Path, overrides: Dict) -> None:
         raise UserError(Errors.E111.format(path=path))
 
 
-def check_charlm(config_path: Path, overrides: Dict) -> None:
+def check_charlm(path: Optional[str]) -> None:
     """A one-line error (E130) unless the character language model the
-    config is trained with (``paths.charlm``, an override first) is one
-    ``spacy-planar charlm`` wrote."""
-    from spacy.util import load_config
+    config is trained with (``paths.charlm``) is one ``spacy-planar charlm``
+    wrote: checked before training starts, not when the layer is initialized."""
+    from ..model.charlm import model_file
 
-    from ..model.charlm import FILE
-
-    path = overrides.get("paths.charlm", load_config(config_path, interpolate=False).get("paths", {}).get("charlm"))
-    if path and not (Path(path) / FILE).is_file():
-        raise UserError(Errors.E130.format(path=path))
+    if path:
+        model_file(Path(path))

@@ -69,12 +69,17 @@ class CharLM:
     def from_disk(cls, path: Path) -> "CharLM":
         """The model saved at ``path``; a path without one is a one-line error (E130)."""
         path = Path(path)
-        if not (path / FILE).is_file():
-            raise UserError(Errors.E130.format(path=path))
-        data = srsly.read_msgpack(path / FILE)
+        data = srsly.read_msgpack(model_file(path))
         meta = srsly.read_json(path / "meta.json") if (path / "meta.json").is_file() else {}
         as_arrays = lambda d: {k: numpy.asarray(v, dtype="float32") for k, v in d.items()}  # noqa: E731
         return cls(data["chars"], as_arrays(data["forward"]), as_arrays(data["backward"]), meta)
+
+
+def model_file(path: Path) -> Path:
+    """The model's file in ``path``; a path without one is a one-line error (E130)."""
+    if not (path / FILE).is_file():
+        raise UserError(Errors.E130.format(path=path))
+    return path / FILE
 
 
 def char_table(chars: str) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -142,8 +147,7 @@ def lm_loss(model: Model, ids: numpy.ndarray, is_train: bool) -> float:
 
 
 def train_direction(stream: numpy.ndarray, held_out: numpy.ndarray, n_ids: int, hidden: int, width: int,
-                    learn_rate: float, seed: int, progress: Optional[Callable[[int], None]] = None
-                    ) -> Tuple[Dict[str, numpy.ndarray], float]:
+                    learn_rate: float, seed: int) -> Tuple[Dict[str, numpy.ndarray], float]:
     """One direction trained once over ``stream`` (character ids), chunk
     by chunk in a shuffled order; returns its weights and its bits per
     character on ``held_out``."""
@@ -155,8 +159,6 @@ def train_direction(stream: numpy.ndarray, held_out: numpy.ndarray, n_ids: int, 
     for start in range(0, len(order), BATCH):
         lm_loss(model, chunks[order[start:start + BATCH]], is_train=True)
         model.finish_update(optimizer)
-        if progress is not None:
-            progress(len(order[start:start + BATCH]) * SEQUENCE)
     test = held_out[:len(held_out) // SEQUENCE * SEQUENCE].reshape((-1, SEQUENCE))
     nats = sum(lm_loss(model, test[i:i + BATCH], is_train=False) for i in range(0, len(test), BATCH))
     bits = nats / max(test.size, 1) / numpy.log(2)
@@ -166,7 +168,7 @@ def train_direction(stream: numpy.ndarray, held_out: numpy.ndarray, n_ids: int, 
 
 
 def train_char_lm(text: str, hidden: int, width: int, min_count: int, learn_rate: float, seed: int,
-                  held_out_share: float = 0.01, pool=None, progress=None) -> CharLM:
+                  held_out_share: float = 0.01, pool=None) -> CharLM:
     """Both directions on ``text`` (its last ``held_out_share`` kept for
     bits per character), side by side in ``pool`` (an executor) if given."""
     chars = chars_of(text, min_count)
@@ -179,7 +181,7 @@ def train_char_lm(text: str, hidden: int, width: int, min_count: int, learn_rate
         futures = [pool.submit(train_direction, s, h, *args) for s, h in jobs]
         (fw, fw_bits), (bw, bw_bits) = (f.result() for f in futures)
     else:
-        (fw, fw_bits), (bw, bw_bits) = (train_direction(s, h, *args, progress=progress) for s, h in jobs)
+        (fw, fw_bits), (bw, bw_bits) = (train_direction(s, h, *args) for s, h in jobs)
     meta = {"characters": int(cut), "held_out_characters": int(len(ids) - cut), "hidden": hidden, "width": width,
             "min_count": min_count, "learn_rate": learn_rate, "seed": seed, "chars": len(chars),
             "bits_per_char": {"forward": round(fw_bits, 4), "backward": round(bw_bits, 4)},
