@@ -127,17 +127,24 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     assert r.exit_code == 1 and "E086" in r.output and not (tmp_path / "x.cfg").exists()
 
 
+def spacy_train(config: Path, out: Path, corpus: Path, **overrides) -> None:
+    """What `spacy train CONFIG --output OUT --paths.train CORPUS --paths.dev
+    CORPUS` runs (spaCy's train, 6 steps), in this process: a Python start
+    and spaCy's import less per config. The command line itself is run by
+    the raw-text workflow's test (`spacy project run`) and tests/test_stages.py."""
+    from spacy.cli.train import train
+
+    train(config, out, overrides={"paths.train": str(corpus), "paths.dev": str(corpus), "training.max_steps": 6,
+                                  "training.eval_frequency": 3, **overrides})
+
+
 # a config in two stages trains with spacy-planar train (tests/test_stages.py); spacy train refuses it
 ONE_STAGE = [c for c in CONFIGS if c.stem not in TRANSFORMER + ("ud_taggers_first",)]
 
 
 @pytest.mark.parametrize("config", ONE_STAGE, ids=[c.stem for c in ONE_STAGE])
 def test_spacy_train_runs(config, small_corpus, tmp_path):
-    cmd = [sys.executable, "-m", "spacy", "train", str(config), "--output", str(tmp_path / "out"),
-           "--paths.train", str(small_corpus), "--paths.dev", str(small_corpus),
-           "--training.max_steps", "6", "--training.eval_frequency", "3"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    spacy_train(config, tmp_path / "out", small_corpus)
     nlp = spacy.load(tmp_path / "out" / "model-last")
     doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     parser = next(pipe for name, pipe in nlp.pipeline if name in ("parser", "planar_parser"))
@@ -462,6 +469,10 @@ def test_project_takes_every_setting_from_the_configs():
     assert len(lines) >= 5
     for line in lines:
         assert "--components." not in line and "configs/" in line
+    # the one option of the vectors command it names: at the command's default
+    from spacy_planar.cli.vectors import DEFAULTS
+
+    assert project["vars"]["vectors_bucket"] == DEFAULTS["bucket"]
 
 
 def test_add_pipe_is_the_shipped_default_system():
@@ -512,18 +523,15 @@ def _without_columns(src: Path, dest: Path, columns) -> Path:
 
 @pytest.mark.parametrize("columns,left_out", [((4,), ["tagger"]), ((3, 4, 5), ["morphologizer", "tagger"]),
                                               ((5,), [])], ids=["no XPOS", "no tags at all", "no FEATS"])
-def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_path):
+def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_path, capsys):
     """configs/ud.cfg on a treebank whose XPOS (or UPOS and FEATS) column is
     empty: `spacy train` leaves the component that would have no label out,
     says so in one line each, and trains the rest (spaCy's tagger would stop
     with E143)."""
     corpus = _without_columns(treebank("got_proiel"), tmp_path / "train.spacy", columns)
-    cmd = [sys.executable, "-m", "spacy", "train", str(CONFIGS[0].parent / "ud.cfg"), "--output",
-           str(tmp_path / "out"), "--paths.train", str(corpus), "--paths.dev", str(corpus),
-           "--training.max_steps", "4", "--training.eval_frequency", "2"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert re.findall(r"(\w+): \S+ has no [A-Za-z ()]+; left out of the pipeline", res.stdout) == left_out
+    spacy_train(CONFIGS[0].parent / "ud.cfg", tmp_path / "out", corpus)
+    said = capsys.readouterr().out
+    assert re.findall(r"(\w+): \S+ has no [A-Za-z ()]+; left out of the pipeline", said) == left_out
     nlp = spacy.load(tmp_path / "out" / "model-last")
     assert nlp.pipe_names == [p for p in ["tok2vec", "morphologizer", "tagger", "planar_parser"] if p not in left_out]
     doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
@@ -546,7 +554,7 @@ def test_project_takes_any_ud_treebank_by_variables():
 def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     """`spacy project run raw` with --vars naming a treebank folder and a raw
     corpus (here: 60 Latin sentences, a compressed text of a few hundred
-    lines, one epoch; the vectors as the command's defaults make them):
+    lines, one epoch, vectors of 20,000 rows):
     vectors, both trainings and the comparison, in a copy of the project."""
     import lzma
     import shutil
@@ -565,7 +573,7 @@ def test_the_raw_text_workflow_runs_from_variables(tmp_path):
         f.write("\n".join(text[i:i + 200] for i in range(0, len(text), 200)) + "\n")
     cmd = [sys.executable, "-m", "spacy", "project", "run", "raw", str(project), "--vars.treebank", "la_ittb",
            "--vars.lang", "la", "--vars.ud_dir", str(tmp_path / "ud"), "--vars.raw_text", str(tmp_path / "raw.txt.xz"),
-           "--vars.ud_epochs", "1"]
+           "--vars.ud_epochs", "1", "--vars.vectors_bucket", "20000"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=project)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     table = (project / "metrics" / "la_ittb" / "raw.md").read_text(encoding="utf-8")

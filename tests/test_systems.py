@@ -311,7 +311,7 @@ def _best_reachable(system, st, gold, memo):
 
 
 @settings(max_examples=80, deadline=None)
-@given(labelled_trees(max_words=7), st.lists(st.integers(0, 10 ** 6), max_size=12))
+@given(labelled_trees(max_words=6), st.lists(st.integers(0, 10 ** 6), max_size=12))
 def test_arc_eager_dynamic_oracle_costs_are_exact(tree, walk):
     """In any reachable configuration (a random walk from the start), the
     cost of each valid action is the number of gold arcs it puts out of
