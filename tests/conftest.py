@@ -35,6 +35,15 @@ def sample(src: Path, dst: Path, n: int) -> Path:
     return dst
 
 
+def first_docs(path: Path, vocab, n: int) -> list:
+    """The first n sentences of a CoNLL-U file as Docs, the rest unread."""
+    from itertools import islice
+
+    from spacy_planar.conllu_io import conllu_to_docs
+
+    return list(islice(conllu_to_docs(path, vocab), n))
+
+
 def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int] = None, lang: str = "xx") -> Path:
     """The factory's planar_parser (arc-eager) trained a little on the first
     ``n_sents`` Gothic training sentences (``epochs`` passes in batches of
@@ -45,11 +54,9 @@ def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int
     from spacy.tokens import Doc
     from spacy.training import Example
 
-    from spacy_planar.conllu_io import conllu_to_docs
-
     nlp = spacy.blank(lang)
     nlp.add_pipe("planar_parser")
-    docs = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:n_sents]
+    docs = first_docs(treebank("got_proiel"), nlp.vocab, n_sents)
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
     sgd = nlp.initialize(lambda: examples)
     size = batch_size or len(examples)

@@ -11,7 +11,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import registry
 
-from conftest import sample, treebank
+from conftest import first_docs, sample, treebank
 from spacy_planar.conllu_io import conllu_to_docs, read_conllu
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
@@ -21,7 +21,7 @@ CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*
 def small_corpus(tmp_path_factory):
     path = tmp_path_factory.mktemp("corpus") / "small.spacy"
     vocab = spacy.blank("xx").vocab
-    docs = list(conllu_to_docs(treebank("got_proiel"), vocab))[:60]
+    docs = first_docs(treebank("got_proiel"), vocab, 60)
     DocBin(store_user_data=True, docs=docs).to_disk(path)
     return path
 
@@ -568,7 +568,12 @@ def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     ud.mkdir(parents=True)
     for split, n in (("train", 60), ("dev", 15), ("test", 15)):
         sample(treebank("la_ittb", split), ud / f"{split}.conllu", n)
-    text = " ".join(s.text for s in read_conllu(treebank("la_ittb", "train")) if s.text)[:60000]
+    text = ""
+    for s in read_conllu(treebank("la_ittb", "train")):  # read as far as 60,000 characters
+        text += " " + s.text if text else s.text
+        if len(text) >= 60000:
+            break
+    text = text[:60000]
     with lzma.open(tmp_path / "raw.txt.xz", "wt", encoding="utf-8") as f:
         f.write("\n".join(text[i:i + 200] for i in range(0, len(text), 200)) + "\n")
     cmd = [sys.executable, "-m", "spacy", "project", "run", "raw", str(project), "--vars.treebank", "la_ittb",

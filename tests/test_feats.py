@@ -6,8 +6,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import treebank
-from spacy_planar.conllu_io import conllu_to_docs
+from conftest import first_docs, treebank
 
 N_TRAIN, N_HELD_OUT, EPOCHS = 400, 200, 6
 
@@ -19,8 +18,8 @@ def words_only(nlp, doc):
 @pytest.fixture(scope="module")
 def trained():
     nlp = spacy.blank("xx")
-    train = list(conllu_to_docs(treebank("got_proiel"), nlp.vocab))[:N_TRAIN]
-    held_out = list(conllu_to_docs(treebank("got_proiel", "dev"), nlp.vocab))[:N_HELD_OUT]
+    train = first_docs(treebank("got_proiel"), nlp.vocab, N_TRAIN)
+    held_out = first_docs(treebank("got_proiel", "dev"), nlp.vocab, N_HELD_OUT)
     nlp.add_pipe("feature_morphologizer")
     examples = [Example(words_only(nlp, d), d) for d in train]
     sgd = nlp.initialize(lambda: examples)

@@ -7,6 +7,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from itertools import islice
+
 import pytest
 import spacy
 from spacy.tokens import Doc
@@ -34,7 +36,7 @@ def model(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dev_words():
-    return [s.forms for s in list(read_conllu(treebank("got_proiel", "dev")))[:60]]
+    return [s.forms for s in islice(read_conllu(treebank("got_proiel", "dev")), 60)]
 
 
 def ud_tree(doc, sent):

@@ -7,9 +7,8 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import treebank
+from conftest import first_docs, treebank
 from spacy_planar.component.factory import DEFAULT_MODEL
-from spacy_planar.conllu_io import conllu_to_docs
 from spacy_planar.metrics import evaluate
 from spacy_planar.pseudoproj import LIFT_MARK, PATH_MARK
 from spacy_planar.trees import tree_error
@@ -43,8 +42,8 @@ def tree_of(doc):
 @pytest.fixture(scope="module")
 def gothic():
     vocab = spacy.blank("xx").vocab
-    docs = list(conllu_to_docs(treebank("got_proiel"), vocab))
-    held_out = list(conllu_to_docs(treebank("got_proiel", "dev"), vocab))[:N_HELD_OUT]
+    docs = first_docs(treebank("got_proiel"), vocab, N_TRAIN)
+    held_out = first_docs(treebank("got_proiel", "dev"), vocab, N_HELD_OUT)
     return docs[:N_TRAIN], held_out
 
 

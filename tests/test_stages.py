@@ -9,7 +9,7 @@ import spacy
 from spacy.tokens import Doc, DocBin
 from thinc.api import Config
 
-from conftest import treebank
+from conftest import first_docs, treebank
 from spacy_planar.stages import first_stage, first_stage_components, second_stage
 
 
@@ -50,10 +50,9 @@ def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
     """`spacy-planar train` on a --taggers-first config trains the taggers
     into OUT/first_stage, then the parser with them frozen: the final
     pipeline's taggers predict exactly what the first stage's best did."""
-    from spacy_planar.conllu_io import conllu_to_docs
 
     corpus = tmp_path / "small.spacy"
-    docs = list(conllu_to_docs(treebank("got_proiel"), spacy.blank("xx").vocab))[:60]
+    docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 60)
     DocBin(store_user_data=True, docs=docs).to_disk(corpus)
     out = tmp_path / "out"
     shipped = Path(__file__).resolve().parents[1] / "configs" / "ud_taggers_first.cfg"
@@ -83,9 +82,8 @@ def test_spacy_train_refuses_a_config_in_two_stages(tmp_path):
     """spacy train on configs/ud_taggers_first.cfg would train the parser on
     taggers never trained: it stops with E124, naming spacy-planar train."""
     corpus = tmp_path / "small.spacy"
-    from spacy_planar.conllu_io import conllu_to_docs
 
-    DocBin(docs=list(conllu_to_docs(treebank("got_proiel"), spacy.blank("xx").vocab))[:20]).to_disk(corpus)
+    DocBin(docs=first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 20)).to_disk(corpus)
     shipped = Path(__file__).resolve().parents[1] / "configs" / "ud_taggers_first.cfg"
     res = subprocess.run([sys.executable, "-m", "spacy", "train", str(shipped), "--output", str(tmp_path / "out"),
                           "--paths.train", str(corpus), "--paths.dev", str(corpus)], capture_output=True, text=True,

@@ -798,3 +798,18 @@ def test_every_system_keeps_the_contract_and_a_broken_one_is_named(name):
     system.valid_actions = lambda st: whole(st)[:, :-1]  # one hook broken, on this instance
     with pytest.raises(UnexpectedError, match=rf"E126\] {system.name}.valid_actions gave bool\[2, "):
         check(system, system.init_states([len(h) for h, _ in trees]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 4), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_the_oracles_select_is_numpys(n, k, seed, scalar_choices):
+    """oracles.base.select (np.where from the last condition back) gives
+    np.select's rows and dtype, with scalar or int32 array choices."""
+    from spacy_planar.oracles.base import select
+
+    rng = np.random.default_rng(seed)
+    conditions = [rng.random(n) < 0.4 for _ in range(k)]
+    choices = ([int(c) for c in rng.integers(0, 9, k)] if scalar_choices
+               else [rng.integers(-5, 9, n).astype(np.int32) for _ in range(k)])
+    got, want = select(conditions, choices, -1), np.select(conditions, choices, -1)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()

@@ -11,7 +11,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from conftest import treebank
+from conftest import first_docs, treebank
 
 pytest.importorskip("torch")
 pytest.importorskip("spacy_transformers")
@@ -41,9 +41,8 @@ def test_the_transformer_config_trains_and_parses(tmp_path):
     """`spacy-planar train configs/ud_trf.cfg --paths.transformer DIR` trains
     the transformer, the taggers and the parser together; the pipeline parses
     Docs with one root each, and tags them, and comes back from disk."""
-    from spacy_planar.conllu_io import conllu_to_docs
 
-    docs = list(conllu_to_docs(treebank("got_proiel"), spacy.blank("xx").vocab))[:40]
+    docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 40)
     corpus = tmp_path / "small.spacy"
     DocBin(store_user_data=True, docs=docs).to_disk(corpus)
     model = tiny_transformer(tmp_path / "tiny", [t.text for d in docs for t in d])

@@ -112,11 +112,11 @@ def test_marks_never_leave():
 
 @pytest.mark.parametrize("name", ["got_proiel", "pt_bosque", "en_ewt"])
 def test_experiment_one(name):
-    """Table 4.4 on the training splits (every second tree of the two large
+    """Table 4.4 on the training splits (every third tree of the two large
     ones): every transform restores at least 99.9% of all attachments and 99%
     of those it touched."""
     trees = [(s.heads, s.deprels) for s in read_conllu(treebank(name)) if s.heads is not None]
-    trees = trees if name == "got_proiel" else trees[::2]
+    trees = trees if name == "got_proiel" else trees[::3]
     for transform in TRANSFORMS:
         res = tree_transform_check(trees, transform)
         assert res["roundtrip_las"] >= 99.9, res

@@ -29,6 +29,18 @@ PREFER = 0.5
 LabelledTree = Tuple[Sequence[int], Sequence[int]]  # heads, label ids
 
 
+def select(conditions: Sequence[np.ndarray], choices: Sequence, default) -> np.ndarray:
+    """``np.select``'s answer (each row takes the choice of its first true
+    condition, else the default; its dtype too), by ``np.where`` from the
+    last condition back: ``np.select`` checks its arguments at some 25 us a
+    call, and the oracles call it at every step of every batch."""
+    dtype = np.result_type(*choices, default)
+    out = np.asarray(default, dtype=dtype)
+    for condition, choice in zip(reversed(conditions), reversed(choices)):
+        out = np.where(condition, choice, out)
+    return out.astype(dtype, copy=False)
+
+
 class Oracle:
     """Base class: gold links and the generic answers derived from ``costs``."""
 
@@ -128,8 +140,8 @@ class Oracle:
         reduce = both & (pending & (x < s0[:, None])).any(axis=1)
         if reduce_needs_head:
             reduce &= st.at(st.heads, s0) >= 0
-        moves = np.select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
-        labels = np.select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
+        moves = select([left, right, reduce], [LEFT, RIGHT, REDUCE], SHIFT)
+        labels = select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
         return moves, labels
 
     def links_to(self, st: States, j: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..systems.state import INT, LEFT, RIGHT, SHIFT, SWAP, States
 from ..trees import projective_order
-from .base import PREFER, Oracle
+from .base import PREFER, Oracle, select
 
 
 class SwapOracle(Oracle):
@@ -43,7 +43,7 @@ class SwapOracle(Oracle):
         complete = st.ndeps == self.ndeps
         left = (s1 >= 1) & (st.at(self.heads, s1) == s0) & (st.at(complete, s1) == 1)
         right = (s1 >= 0) & (st.at(self.heads, s0) == s1) & (st.at(complete, s0) == 1)
-        return s0, s1, left, right, np.select([left, right], [st.at(self.labels, s1), st.at(self.labels, s0)], -1)
+        return s0, s1, left, right, select([left, right], [st.at(self.labels, s1), st.at(self.labels, s0)], -1)
 
     def components(self, lengths: np.ndarray) -> np.ndarray:
         """Maximal projective components: run τ1 without SWAP until it stalls;
@@ -52,7 +52,7 @@ class SwapOracle(Oracle):
         st = system.init_states(lengths)
         while True:
             _, _, left, right, labels = self._arcs(st)
-            moves = np.select([left, right], [LEFT, RIGHT], SHIFT)
+            moves = select([left, right], [LEFT, RIGHT], SHIFT)
             go = left | right | (st.b(0) >= 0)
             go &= ~system.is_final(st)
             if not go.any():
@@ -109,7 +109,7 @@ class SwapOracle(Oracle):
 
     def static(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
         s0, s1, left, right, labels = self._arcs(st)
-        moves = np.select([left, right, self._swap(st)], [LEFT, RIGHT, SWAP], SHIFT)
+        moves = select([left, right, self._swap(st)], [LEFT, RIGHT, SWAP], SHIFT)
         return moves, labels
 
     def costs(self, st: States) -> Tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..systems.state import INT, LEFT, PRED, RIGHT, States
 from ..systems.top_down import SCAN
-from .base import Oracle
+from .base import Oracle, select
 
 
 class TopDownOracle(Oracle):
@@ -40,8 +40,8 @@ class TopDownOracle(Oracle):
         predx = ~scan & (i < h)
         predy = ~scan & (h < i) & (first_right >= 0)
         s1 = st.s(1)
-        moves = np.select([scan, predx, predy], [SCAN, PRED, PRED], np.where(h < s1, LEFT, RIGHT))
-        labels = np.select([scan, predx, predy], [-1, first_left, first_right], st.at(self.labels, h))
+        moves = select([scan, predx, predy], [SCAN, PRED, PRED], np.where(h < s1, LEFT, RIGHT))
+        labels = select([scan, predx, predy], [-1, first_left, first_right], st.at(self.labels, h))
         return moves.astype(INT), labels.astype(INT)
 
     def costs(self, st: States) -> Tuple[np.ndarray, np.ndarray]:

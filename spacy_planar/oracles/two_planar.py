@@ -42,6 +42,7 @@ import numpy as np
 
 from ..systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, States
 from ..trees import crossings
+from .base import select
 from .planar import PlanarOracle
 
 
@@ -194,6 +195,6 @@ class TwoPlanarOracle(PlanarOracle):
         right = arc_here & (st.at(self.heads, b0) == s0)
         reduce = (s0 >= 0) & (pending & on_active & (x < s0[:, None])).any(axis=1)
         switch = (pending & ~on_active).any(axis=1) & (st.last != SWITCH)
-        moves = np.select([left, right, reduce, switch], [LEFT, RIGHT, REDUCE, SWITCH], SHIFT)
-        labels = np.select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
+        moves = select([left, right, reduce, switch], [LEFT, RIGHT, REDUCE, SWITCH], SHIFT)
+        labels = select([left, right], [st.at(self.labels, s0), st.at(self.labels, b0)], -1)
         return moves, labels
