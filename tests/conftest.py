@@ -78,10 +78,14 @@ CZECH_HEADS = [5, 1, 0, 5, 3, 3, 6, 3]
 CZECH_LABELS = ["AuxP", "Atr", "Pred", "AuxZ", "Sb", "AuxP", "Adv", "AuxK"]
 
 
-# the files that take longest first, so that pytest-xdist's workers (--dist loadfile hands out whole
-# files in the order collected) end together rather than one waiting on another's last long file
-LONGEST_FIRST = ("test_pipeline.py", "test_systems.py", "test_configs.py", "test_corpus.py", "test_transforms.py",
-                 "test_vectors.py", "test_beam.py")
+# the files that take longest first (their times on 2 cores), so that pytest-xdist's workers end together
+# rather than one waiting on another's last long file: --dist loadfile hands out whole files in the order
+# collected, two to a worker ahead, once --no-loadscope-reorder (pyproject.toml) stops it from ordering them
+# by their number of tests
+LONGEST_FIRST = ("test_pipeline.py", "test_configs.py", "test_systems.py", "test_corpus.py", "test_transforms.py",
+                 "test_cli.py", "test_package.py", "test_conllu_io.py", "test_beam.py", "test_user_path.py",
+                 "test_vectors.py", "test_trees.py", "test_pseudoproj.py", "test_metrics.py", "test_kbest.py",
+                 "test_stages.py")
 
 
 def pytest_collection_modifyitems(session, config, items):
