@@ -129,9 +129,10 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
 
 def spacy_train(config: Path, out: Path, corpus: Path, **overrides) -> None:
     """What `spacy train CONFIG --output OUT --paths.train CORPUS --paths.dev
-    CORPUS` runs (spaCy's train, 6 steps), in this process: a Python start
-    and spaCy's import less per config. The command line itself is run by
-    the raw-text workflow's test (`spacy project run`) and tests/test_stages.py."""
+    CORPUS` runs (spaCy's train, 6 steps unless ``overrides`` say otherwise),
+    in this process: a Python start and spaCy's import less per config. The
+    command line itself is run by the raw-text workflow's test (`spacy
+    project run`) and tests/test_stages.py."""
     from spacy.cli.train import train
 
     train(config, out, overrides={"paths.train": str(corpus), "paths.dev": str(corpus), "training.max_steps": 6,
@@ -529,7 +530,8 @@ def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_
     says so in one line each, and trains the rest (spaCy's tagger would stop
     with E143)."""
     corpus = _without_columns(treebank("got_proiel"), tmp_path / "train.spacy", columns)
-    spacy_train(CONFIGS[0].parent / "ud.cfg", tmp_path / "out", corpus)
+    spacy_train(CONFIGS[0].parent / "ud.cfg", tmp_path / "out", corpus,
+                **{"training.max_steps": 4, "training.eval_frequency": 2})
     said = capsys.readouterr().out
     assert re.findall(r"(\w+): \S+ has no [A-Za-z ()]+; left out of the pipeline", said) == left_out
     nlp = spacy.load(tmp_path / "out" / "model-last")
@@ -568,12 +570,14 @@ def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     ud.mkdir(parents=True)
     for split, n in (("train", 60), ("dev", 15), ("test", 15)):
         sample(treebank("la_ittb", split), ud / f"{split}.conllu", n)
-    text = ""
+    texts, size = [], 0
     for s in read_conllu(treebank("la_ittb", "train")):  # read as far as 60,000 characters
-        text += " " + s.text if text else s.text
-        if len(text) >= 60000:
+        if s.text:
+            texts.append(s.text)
+            size += len(s.text) + 1
+        if size > 60000:
             break
-    text = text[:60000]
+    text = " ".join(texts)[:60000]
     with lzma.open(tmp_path / "raw.txt.xz", "wt", encoding="utf-8") as f:
         f.write("\n".join(text[i:i + 200] for i in range(0, len(text), 200)) + "\n")
     cmd = [sys.executable, "-m", "spacy", "project", "run", "raw", str(project), "--vars.treebank", "la_ittb",
