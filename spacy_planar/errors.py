@@ -20,7 +20,7 @@ class Errors:
     E011 = "[E011] range {id} does not cover words of the sentence"
     E012 = "[E012] sentence has comments but no words"
     E013 = "[E013] {reason}"
-    E014 = "[E014] a field contains two consecutive spaces, which the conllu library reads as a column separator"
+    E014 = "[E014] a field contains two consecutive spaces, which CoNLL-U readers (the conllu library among them) read as a column separator"
     E015 = "[E015] the file holds no sentence"
     E016 = "[E016] the file holds no text"
     E017 = "[E017] this is a spaCy DocBin (.spacy), not CoNLL-U: spacy-planar convert writes CoNLL-U from it"
