@@ -144,6 +144,37 @@ def test_bad_encoding(tmp_path):
     assert e.value.line == 6 and "E001" in str(e.value) and str(path) in str(e.value)
 
 
+@pytest.mark.parametrize("name", ["en_ewt", "pt_bosque"])
+def test_the_reader_reads_what_the_conllu_library_reads(name):
+    """The reader builds its Sentences from the columns it checked; the conllu
+    library's own parser (the reference) reads the same words, heads, ranges
+    and empty nodes from the dev files (both have multiword tokens; en_ewt
+    has empty nodes and SpaceAfter=No on ranges)."""
+    import conllu
+
+    path = treebank(name, "dev")
+    with open(path, encoding="utf-8") as f:
+        reference = list(conllu.parse_incr(f))
+    ours = list(read_conllu(path))
+    assert len(ours) == len(reference) > 1000
+    kinds = {"ranges": 0, "empty": 0}
+    for sent, tokens in zip(ours, reference):
+        words = [t for t in tokens if isinstance(t["id"], int)]
+        assert sent.forms == [t["form"] for t in words] and sent.lemmas == [t["lemma"] for t in words]
+        assert sent.upos == [t["upos"] for t in words] and sent.heads == [t["head"] for t in words]
+        assert sent.deprels == [t["deprel"] for t in words]
+        ranges = [t for t in tokens if isinstance(t["id"], tuple) and t["id"][1] == "-"]
+        assert [(first + 1, last + 1) for first, last, _ in sent.ranges] == [(t["id"][0], t["id"][2]) for t in ranges]
+        assert len(sent.empty) == sum(isinstance(t["id"], tuple) and t["id"][1] == "." for t in tokens)
+        space = [(t["misc"] or {}).get("SpaceAfter") != "No" for t in words]
+        for t in ranges:  # a multiword token's MISC says what follows its last word
+            space[t["id"][2] - 1] = (t["misc"] or {}).get("SpaceAfter") != "No"
+        assert sent.space_after == space
+        kinds["ranges"] += bool(sent.ranges)
+        kinds["empty"] += bool(sent.empty)
+    assert kinds["ranges"] > 10 and (name != "en_ewt" or kinds["empty"] >= 3), kinds
+
+
 def test_roundtrip_gothic_all(got_train):
     n, diffs = roundtrip_diffs(got_train)
     assert n == 3387 and diffs == []

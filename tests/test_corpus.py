@@ -178,10 +178,12 @@ class DaskProcesses:
         self.procs[name].wait()
 
     def stop(self):
-        for proc in self.procs.values():
+        """The workers first, each saying goodbye to the scheduler that is
+        still there (a worker whose scheduler went first waits for it), then
+        the scheduler."""
+        for proc in reversed(list(self.procs.values())):
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs.values():  # a worker whose scheduler went first waits for it: not for long
             try:
                 proc.wait(timeout=3)
             except subprocess.TimeoutExpired:
