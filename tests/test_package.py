@@ -56,14 +56,16 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     assert sorted(p.name for p in packages.iterdir()) == ["dist", "grc_tiny-1.2.3", "la_tiny-1.2.3"]
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    # a venv without pip of its own: this environment's pip installs into it (--python)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (Path(site) / "dependencies.pth").write_text(f"{spacy_alone(tmp_path / 'deps')}\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    res = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(dist),
-                          "la_tiny", "grc_tiny"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    res = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index",
+                          "--find-links", str(dist), "la_tiny", "grc_tiny"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     code = ("import spacy, spacy_planar, conllu; print(spacy_planar.__file__, conllu.__file__)\n"
             "for name in ('la_tiny', 'grc_tiny'):\n"
