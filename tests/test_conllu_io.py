@@ -187,13 +187,17 @@ def test_roundtrip_sample(name):
     assert n > 1000 and diffs == []
 
 
-def test_convert_cli_both_ways(tmp_path, got_train):
+def test_convert_cli_both_ways(tmp_path):
+    """The command, both ways, on Gothic dev: the same bytes
+    (test_roundtrip_gothic_all takes the whole training split through Docs,
+    DocBin bytes and back)."""
+    dev = treebank("got_proiel", "dev")
     spacy_path = tmp_path / "got.spacy"
     back = tmp_path / "got.conllu"
-    assert runner.invoke(app, ["convert", str(got_train), str(spacy_path)]).exit_code == 0
+    assert runner.invoke(app, ["convert", str(dev), str(spacy_path)]).exit_code == 0
     assert runner.invoke(app, ["convert", str(spacy_path), str(back)]).exit_code == 0
-    assert back.read_text(encoding="utf-8") == got_train.read_text(encoding="utf-8")
-    res = runner.invoke(app, ["convert", str(got_train), str(tmp_path / "x.txt")])
+    assert back.read_text(encoding="utf-8") == dev.read_text(encoding="utf-8")
+    res = runner.invoke(app, ["convert", str(dev), str(tmp_path / "x.txt")])
     assert res.exit_code == 1 and "E030" in res.output
 
 
