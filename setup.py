@@ -19,6 +19,7 @@ KERNELS = {
     "spacy_planar.systems._planar": "spacy_planar/systems/_planar.pyx",  # planar moves, tree constraint
     "spacy_planar.oracles._link_costs": "spacy_planar/oracles/_link_costs.pyx",  # planar dynamic oracle
     "spacy_planar.model._hidden": "spacy_planar/model/_hidden.pyx",  # the parser's hidden layer
+    "spacy_planar.model._lstm": "spacy_planar/model/_lstm.pyx",  # the LSTM gates
 }
 CORES = os.cpu_count() or 1
 

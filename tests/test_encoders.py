@@ -1,6 +1,8 @@
 """The word encoders of spacy_planar.model: the character CNN (CharEmbed.v2)
 and the BiLSTM encoder (BiLSTMEncoder.v1), on NumpyOps and, where cupy has a
 GPU, CupyOps."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 import spacy
@@ -303,3 +305,39 @@ def test_an_odd_bilstm_width_is_one_clear_error():
 
     with pytest.raises(UserError, match=r"E128\] BiLSTMEncoder.v1: width must be even .* not 95"):
         build_bilstm_encoder(95)
+
+
+def test_numpy_blas_moves_every_model_on_numpy_ops_to_numpys_blas_with_the_same_outputs():
+    """The shipped configs' ``after_pipeline_creation`` callback: every
+    node of every component's model on blis's NumpyOps afterwards
+    multiplies through numpy's BLAS; the tok2vec's vectors agree to float
+    precision and the parses are the same trees."""
+    from thinc.api import Config
+
+    from spacy_planar.component.callbacks import make_numpy_blas
+
+    config = Config().from_disk(Path(__file__).resolve().parents[1] / "configs" / "ud.cfg", interpolate=False)
+    assert config["nlp"]["after_pipeline_creation"] == {"@callbacks": "spacy-planar.numpy_blas.v1"}
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("tok2vec", config={"model": bilstm_tok2vec_config()})
+    nlp.add_pipe("planar_parser", config={"model": {"tok2vec": {"@architectures": "spacy.Tok2VecListener.v1",
+                                                                 "width": 32}}})
+    docs = [Doc(nlp.vocab, words=w) for w in GOTHIC]
+    nlp.initialize()
+    before = [(d.tensor.copy(), [t.head.i for t in d]) for d in nlp.pipe(Doc(nlp.vocab, words=w) for w in GOTHIC)]
+    nodes = [n for _, pipe in nlp.pipeline for n in pipe.model.walk()]
+    assert all(n.ops.use_blis for n in nodes)
+    make_numpy_blas()(nlp)
+    assert not any(n.ops.use_blis for n in nodes)
+    after = [(d.tensor, [t.head.i for t in d]) for d in nlp.pipe(docs)]
+    for (t0, h0), (t1, h1) in zip(before, after):
+        np.testing.assert_allclose(t0, t1, atol=1e-5)
+        assert h0 == h1
+
+
+def bilstm_tok2vec_config(width=32):
+    return {"@architectures": "spacy.Tok2Vec.v2",
+            "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": width, "attrs": ["NORM", "SHAPE"],
+                      "rows": [500, 100], "include_static_vectors": False},
+            "encode": {"@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": width, "depth": 1,
+                       "cnn_depth": 1}}

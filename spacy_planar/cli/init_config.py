@@ -139,6 +139,7 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
         _with_taggers(config, base_path)
     if system in SPACY_OWN_TOK2VEC:
         _without_chars(config)
+        config["nlp"]["after_pipeline_creation"] = None  # spaCy's matrix products (blis), as spaCy writes it
     if variant.taggers_first:
         if not variant.tagging or "planar_parser" not in config["components"] or variant.transformer:
             raise UserError(Errors.E122.format(system=system))

@@ -1,10 +1,13 @@
-"""Training callbacks of the shipped configs (``[initialize.before_init]``).
+"""Callbacks of the shipped configs: ``[initialize.before_init]`` and ``[nlp.after_pipeline_creation]``.
 
 ``leave_out_unlabelled``: a UD treebank need not fill every column (many have
 no XPOS, some no FEATS); spaCy's tagger then finds no label and ``spacy
 train`` stops with E143. The UD pipeline (``configs/ud.cfg``) instead leaves
 out, before it is initialised, each tagging component whose column the
 training corpus never fills, and says so in one line.
+
+``numpy_blas``: every component model on the CPU multiplies its matrices
+with numpy's BLAS rather than blis.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import DocBin
 from spacy.training.corpus import walk_corpus
 from spacy.util import registry
+from thinc.api import NumpyOps
 
 from ..errors import Errors, UserError
 
@@ -73,3 +77,24 @@ def make_leave_out_unlabelled(path: Optional[Path]) -> Callable[[Language], Lang
         return nlp
 
     return leave_out_unlabelled
+
+
+@registry.callbacks("spacy-planar.numpy_blas.v1")
+def make_numpy_blas() -> Callable[[Language], Language]:
+    """An ``after_pipeline_creation`` callback: each component model that
+    runs on Thinc's ``NumpyOps`` multiplies its matrices through numpy's
+    BLAS (``NumpyOps(use_blis=False)``) instead of blis, at about 3x the
+    speed on this project's machines (docs/decisions.md, 2026-11-27). The
+    same operations, the same weights; a model on a GPU is left as it is.
+    Runs wherever the pipeline is created: ``spacy train``, ``spacy.load``.
+    """
+
+    def numpy_blas(nlp: Language) -> Language:
+        ops = NumpyOps(use_blis=False)
+        for _, pipe in nlp.pipeline:
+            for node in pipe.model.walk() if hasattr(pipe, "model") else ():
+                if type(node.ops) is NumpyOps and node.ops.use_blis:
+                    node.ops = ops
+        return nlp
+
+    return numpy_blas

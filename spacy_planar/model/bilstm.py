@@ -24,10 +24,12 @@ from typing import Callable, List, Tuple
 
 from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 from spacy.util import registry
-from thinc.api import LayerNorm, Model, chain, concatenate, glorot_uniform_init, residual, to_numpy, with_array
-from thinc.types import Floats2d, Padded
+import numpy
+from thinc.api import LayerNorm, Model, NumpyOps, chain, concatenate, get_array_module, glorot_uniform_init, residual, with_array
+from thinc.types import Floats2d, Ints1d
 
 from ..errors import Errors, UserError
+from . import _lstm
 
 
 @registry.architectures("spacy-planar.BiLSTMEncoder.v1")
@@ -49,31 +51,30 @@ def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_d
 
 
 def bidirectional(nO: int, nI: int, dropout: float) -> Model[List[Floats2d], List[Floats2d]]:
-    """One BiLSTM layer: an LSTM left to right and one over each sequence
-    reversed, ``nO // 2`` units each, concatenated."""
-    return concatenate(lstm(nO // 2, nI, dropout), reversed_sequences(lstm(nO // 2, nI, dropout)))
+    """One BiLSTM layer: an LSTM left to right and one right to left,
+    ``nO // 2`` units each, concatenated."""
+    return concatenate(lstm(nO // 2, nI, dropout), reversed_sequences(lstm(nO // 2, nI, dropout, reverse=True)))
 
 
 def reversed_sequences(layer: Model[List[Floats2d], List[Floats2d]]) -> Model[List[Floats2d], List[Floats2d]]:
-    """``layer`` over each sequence reversed, its outputs turned back."""
-
-    def flip(ops, Xs: List[Floats2d]) -> List[Floats2d]:
-        return [ops.xp.ascontiguousarray(X[::-1]) for X in Xs]
+    """The right-to-left LSTM under the node name saved pipelines have
+    (``reversed(lstm)``); the LSTM reads each sequence backwards itself,
+    so this node passes its input and output as they are."""
 
     def forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List[Floats2d], Callable]:
-        Ys, backprop_layer = model.layers[0](flip(model.ops, Xs), is_train)
-        return flip(model.ops, Ys), lambda dYs: flip(model.ops, backprop_layer(flip(model.ops, dYs)))
+        return model.layers[0](Xs, is_train)
 
     return Model(f"reversed({layer.name})", forward, layers=[layer], dims={"nO": layer.get_dim("nO")},
                  init=lambda model, X=None, Y=None: model.layers[0].initialize())
 
 
-def lstm(nO: int, nI: int, dropout: float) -> Model[List[Floats2d], List[Floats2d]]:
-    """A left-to-right LSTM, [words, nI] -> [words, nO] per sequence:
-    gates i, f, o and the candidate z from ``W x + U h + b`` (the forget
-    gate's bias starts at 1), ``c = f c' + i z``, ``h = o tanh(c)``, from
-    zero states; DropConnect ``dropout`` on W and U while training."""
-    return Model("lstm", lstm_forward, dims={"nO": nO, "nI": nI}, attrs={"dropout_rate": dropout},
+def lstm(nO: int, nI: int, dropout: float, reverse: bool = False) -> Model[List[Floats2d], List[Floats2d]]:
+    """An LSTM, [words, nI] -> [words, nO] per sequence, left to right (or
+    right to left with ``reverse``): gates i, f, o and the candidate z from
+    ``W x + U h + b`` (the forget gate's bias starts at 1), ``c = f c' + i
+    z``, ``h = o tanh(c)``, from zero states; DropConnect ``dropout`` on W
+    and U while training."""
+    return Model("lstm", lstm_forward, dims={"nO": nO, "nI": nI}, attrs={"dropout_rate": dropout, "reverse": reverse},
                  params={"W": None, "U": None, "b": None}, init=lstm_init)
 
 
@@ -86,66 +87,116 @@ def lstm_init(model: Model, X=None, Y=None) -> None:
     model.set_param("b", b)
 
 
+def packed_order(xp, lengths: numpy.ndarray, reverse: bool) -> Tuple[List[int], Ints1d, Ints1d]:
+    """The batch's words in time-major packed order (PyTorch's
+    PackedSequence): step t holds the ``sizes[t]`` sequences longer than t,
+    longest first, so a step's rows are contiguous and the sequences still
+    running at step t + 1 are the first of step t's. Returns the sizes,
+    ``order`` (packed row -> row of the flattened batch; with ``reverse``
+    step t is each sequence's t-th word from its end) and ``previous``
+    (each packed row of step t > 0 -> the packed row of the same sequence
+    at step t - 1)."""
+    lengths = numpy.asarray(lengths, dtype="int64")
+    rank = numpy.empty(len(lengths), dtype="int64")
+    rank[numpy.argsort(-lengths, kind="stable")] = numpy.arange(len(lengths))
+    seq = numpy.repeat(numpy.arange(len(lengths)), lengths)
+    starts = numpy.cumsum(lengths) - lengths
+    step = numpy.arange(len(seq)) - starts[seq]
+    if reverse:
+        step = lengths[seq] - 1 - step
+    packed = numpy.argsort(step * len(lengths) + rank[seq], kind="stable")  # packed row -> flat row
+    sizes = numpy.bincount(step, minlength=int(lengths.max(initial=0))).tolist()
+    offsets = numpy.cumsum([0] + sizes)
+    previous = numpy.concatenate([offsets[t - 1] + numpy.arange(n) for t, n in enumerate(sizes) if t]
+                                 or [numpy.zeros(0, dtype="int64")])
+    return sizes, xp.asarray(packed), xp.asarray(previous)
+
+
 def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List[Floats2d], Callable]:
-    """The batch padded time-major (longest sequence first, so the
-    sequences still running at step t are the first ``size_at_t[t]``), the
-    input projection in one gemm, then a step per time step. (Over 60
-    lines: the backward pass is a closure over the forward's saved gates
-    and cells, step for step its mirror.)"""
+    """The batch's words in packed order (``packed_order``: no padding),
+    the input projection of every word in one matrix product, then a step
+    per time step: U's product, then the gates (``_lstm``'s C loop on
+    NumpyOps, ``step_forward`` elsewhere). The backward pass steps back
+    through the saved activations and cells; W's and U's gradients and the
+    inputs' are one product each over the whole batch."""
     ops, xp = model.ops, model.ops.xp
     nO, nI = model.get_dim("nO"), model.get_dim("nI")
-    if not sum(len(X) for X in Xs):
+    lengths = [len(X) for X in Xs]
+    if not sum(lengths):
         return [ops.alloc2f(0, nO) for _ in Xs], lambda dYs: [ops.alloc2f(0, nI) for _ in Xs]
     W, U, b = (model.get_param(name) for name in ("W", "U", "b"))
     rate = model.attrs["dropout_rate"] if is_train else 0.0
     masks = [ops.get_dropout_mask(P.shape, rate) for P in (W, U)] if rate else None
     if masks is not None:
         W, U = W * masks[0], U * masks[1]
-    Xp = ops.list2padded(Xs)
-    sizes = [int(n) for n in to_numpy(Xp.size_at_t)]
-    T, B = len(sizes), Xp.data.shape[1]
-    X = Xp.data.reshape((T * B, nI))
-    G = (ops.gemm(X, W, trans2=True) + b).reshape((T, B, 4 * nO))
-    Y = ops.alloc3f(T, B, nO)
-    C = ops.alloc3f(T + 1, B, nO)  # C[t + 1]: the cells after step t; C[0] zeros
-    H = ops.alloc3f(T + 1, B, nO)
-    gates = []
+    on_cpu = isinstance(ops, NumpyOps)
+    step_fwd, step_bwd = (_lstm.gates_forward, _lstm.gates_backward) if on_cpu else (step_forward, step_backward)
+    sizes, order, previous = packed_order(xp, numpy.asarray(lengths), model.attrs.get("reverse", False))
+    offsets = numpy.cumsum([0] + sizes).tolist()
+    X = ops.flatten(Xs)[order]
+    # the products by the array module (numpy's BLAS on the CPU: about 3x blis's speed here, docs/decisions.md)
+    G = X @ W.T + b  # per word: W x + b, then (in place) the gates' activations
+    C = ops.alloc2f(len(X), nO)
+    H = ops.alloc2f(len(X), nO)
+    zeros = ops.alloc2f(sizes[0], nO)
+    U_T = xp.ascontiguousarray(U.T)
     for t, n in enumerate(sizes):
-        g = G[t, :n] + ops.gemm(H[t, :n], U, trans2=True)
-        i, f, o = (ops.sigmoid(g[:, k * nO:(k + 1) * nO]) for k in range(3))
-        z = xp.tanh(g[:, 3 * nO:])
-        C[t + 1, :n] = f * C[t, :n] + i * z
-        tanh_c = xp.tanh(C[t + 1, :n])
-        H[t + 1, :n] = o * tanh_c
-        gates.append((i, f, o, z, tanh_c))
-    Y[:] = H[1:]
+        at, before = slice(offsets[t], offsets[t] + n), slice(offsets[t - 1], offsets[t - 1] + n) if t else None
+        h_prev, c_prev = (H[before], C[before]) if t else (zeros[:n], zeros[:n])
+        step_fwd(G[at], h_prev @ U_T, c_prev, C[at], H[at])
 
     def backprop(dYs: List[Floats2d]) -> List[Floats2d]:
-        dY = ops.list2padded(dYs).data
-        dG = ops.alloc3f(T, B, 4 * nO)
-        dH = ops.alloc2f(B, nO)  # from step t + 1 into h_t; rows of ended sequences stay 0
-        dC = ops.alloc2f(B, nO)
-        dU = ops.alloc2f(4 * nO, nO)
-        for t in reversed(range(T)):
+        dY = ops.flatten(dYs)[order]
+        dG = ops.alloc2f(len(X), 4 * nO)
+        dH = ops.alloc2f(sizes[0], nO)  # from step t + 1 into h_t; rows of ended sequences stay 0
+        dC = ops.alloc2f(sizes[0], nO)
+        for t in reversed(range(len(sizes))):
             n = sizes[t]
-            i, f, o, z, tanh_c = gates[t]
-            dh = dY[t, :n] + dH[:n]
-            dc = dC[:n] + dh * o * (1 - tanh_c ** 2)
-            dg = dG[t, :n]
-            dg[:, :nO] = dc * z * i * (1 - i)
-            dg[:, nO:2 * nO] = dc * C[t, :n] * f * (1 - f)
-            dg[:, 2 * nO:3 * nO] = dh * tanh_c * o * (1 - o)
-            dg[:, 3 * nO:] = dc * i * (1 - z ** 2)
-            dU += ops.gemm(dg, H[t, :n], trans1=True)
-            dH[:n] = ops.gemm(dg, U)
-            dC[:n] = dc * f
-        dG2 = dG.reshape((T * B, 4 * nO))
-        dW = ops.gemm(dG2, X, trans1=True)
+            at = slice(offsets[t], offsets[t] + n)
+            c_prev = C[offsets[t - 1]:offsets[t - 1] + n] if t else zeros[:n]
+            step_bwd(G[at], c_prev, C[at], dY[at], dH[:n], dC[:n], dG[at])
+            dH[:n] = dG[at] @ U
+        dW = dG.T @ X
+        dU = dG[sizes[0]:].T @ H[previous]
         if masks is not None:
             dW, dU = dW * masks[0], dU * masks[1]
         model.inc_grad("W", dW)
         model.inc_grad("U", dU)
-        model.inc_grad("b", dG2.sum(axis=0))
-        return ops.padded2list(Padded(ops.gemm(dG2, W).reshape((T, B, nI)), Xp.size_at_t, Xp.lengths, Xp.indices))
+        model.inc_grad("b", dG.sum(axis=0))
+        dX = ops.alloc2f(len(X), nI)
+        dX[order] = dG @ W
+        return ops.unflatten(dX, lengths)
 
-    return ops.padded2list(Padded(Y, Xp.size_at_t, Xp.lengths, Xp.indices)), backprop
+    Y = ops.alloc2f(len(X), nO)
+    Y[order] = H
+    return ops.unflatten(Y, lengths), backprop
+
+
+def step_forward(g: Floats2d, r: Floats2d, c_prev: Floats2d, c: Floats2d, h: Floats2d) -> None:
+    """``_lstm.gates_forward`` on the array module (CupyOps): ``g`` becomes
+    the gates' activations, ``c`` and ``h`` are written."""
+    xp = get_array_module(g)
+    nO = c.shape[1]
+    g += r
+    g[:, :3 * nO] = 1.0 / (1.0 + xp.exp(-g[:, :3 * nO]))
+    g[:, 3 * nO:] = xp.tanh(g[:, 3 * nO:])
+    i, f, o, z = (g[:, k * nO:(k + 1) * nO] for k in range(4))
+    c[:] = f * c_prev + i * z
+    h[:] = o * xp.tanh(c)
+
+
+def step_backward(acts: Floats2d, c_prev: Floats2d, c: Floats2d, dy: Floats2d, dh: Floats2d, dc: Floats2d,
+                  dg: Floats2d) -> None:
+    """``_lstm.gates_backward`` on the array module: ``dg`` is written,
+    ``dc`` becomes the gradient into the previous cells."""
+    xp = get_array_module(acts)
+    nO = c.shape[1]
+    i, f, o, z = (acts[:, k * nO:(k + 1) * nO] for k in range(4))
+    tanh_c = xp.tanh(c)
+    dhv = dy + dh
+    dcv = dc + dhv * o * (1 - tanh_c ** 2)
+    dg[:, :nO] = dcv * z * i * (1 - i)
+    dg[:, nO:2 * nO] = dcv * c_prev * f * (1 - f)
+    dg[:, 2 * nO:3 * nO] = dhv * tanh_c * o * (1 - o)
+    dg[:, 3 * nO:] = dcv * i * (1 - z ** 2)
+    dc[:] = dcv * f
