@@ -34,6 +34,8 @@ from .conllu_io import (HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY, Sentence, ato
                         sentences_to_doc)
 from .doc_trees import set_trees, ud_tree
 from .errors import ConlluError, Errors, UserError
+from .progress import progress_bar
+from .readers import WORDS_GIVEN
 
 # the suffixes parse-corpus reads (the content decides how: a .txt holding CoNLL-U is read as CoNLL-U)
 CORPUS_SUFFIXES = (".txt", ".conllu")
@@ -55,41 +57,57 @@ class FileReport:
 # --- one file ------------------------------------------------------------------------
 
 def input_docs(nlp, sents: List[Sentence]) -> List:
-    """Docs of the gold words only (no gold annotation), for a pipeline to parse."""
-    from spacy.tokens import Doc
-
-    docs = []
+    """Docs of the gold words only (no gold annotation), for a pipeline to
+    parse: ``words_doc`` of each sentence."""
+    out = []
     for s in sents:
         spaces = list(s.space_after)
         for first, last, _ in s.ranges:
             for i in range(first, last):
                 spaces[i] = True
-        docs.append(Doc(nlp.vocab, words=s.forms, spaces=spaces))
-    return docs
-
-
-def piped(nlp, docs: List, batch_size: int, progress: bool = True) -> List:
-    """``nlp.pipe`` over ``docs``; with ``progress``, a bar in words on a
-    terminal's stderr (none where stderr is not a terminal)."""
-    from tqdm import tqdm
-
-    total = sum(len(d) if not isinstance(d, str) else len(d.split()) for d in docs)
-    out = []
-    with tqdm(total=total, unit=" words", unit_scale=True, disable=None if progress else True, leave=False) as bar:
-        for doc in nlp.pipe(docs, batch_size=batch_size):
-            out.append(doc)
-            bar.update(len(doc))
+        out.append(words_doc(nlp.vocab, s.forms, spaces))
     return out
+
+
+def words_doc(vocab, words: List[str], spaces: List[bool], sent_starts: Optional[List[bool]] = None):
+    """A Doc of given words (one sentence, or ``sent_starts``' sentences),
+    marked as words (``readers.WORDS_GIVEN``: the multiword_tokens component
+    leaves them as they are); ``given_sentences`` runs a pipeline over such
+    Docs."""
+    from spacy.tokens import Doc
+
+    doc = Doc(vocab, words=words, spaces=spaces, sent_starts=sent_starts)
+    doc.user_data[WORDS_GIVEN] = True
+    return doc
+
+
+def sentence_starts(doc) -> Optional[List[bool]]:
+    """A Doc's sentence starts where it has sentences (a DocBin's Doc of several), else None."""
+    if len(doc) and (doc.has_annotation("SENT_START") or doc.has_annotation("DEP")):
+        starts = [bool(t.is_sent_start) for t in doc]
+        return starts if sum(starts) > 1 else None
+    return None
+
+
+SENTENCE_SPLITTERS = ("senter", "sentencizer")  # factories that set sentences
+
+
+def given_sentences(nlp, docs: Iterable, batch_size: int = 1000, disable: Sequence[str] = ()) -> Iterator:
+    """``nlp.pipe`` over Docs that are one sentence each (a treebank's):
+    the pipeline's sentence splitters are not run on them."""
+    splitters = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in SENTENCE_SPLITTERS]
+    return nlp.pipe(docs, batch_size=batch_size, disable=[*splitters, *disable])
 
 
 def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1, confidence: bool = False,
                   keep_input_columns: bool = False) -> Iterator[str]:
     """The CoNLL-U text of each (input sentence, parsed Doc): the input's
-    words (and multiword tokens, comments, MISC) with HEAD and DEPREL from
-    the Doc, and UPOS, XPOS, LEMMA, FEATS from it where the pipeline
-    predicts the column; the columns it does not predict are ``_``, DEPS
-    too, and empty nodes are left out (an enhanced graph the pipeline did
-    not predict), unless ``keep_input_columns``: then they are the input's.
+    words (and multiword tokens, comments) with HEAD and DEPREL from the
+    Doc, and UPOS, XPOS, LEMMA, FEATS from it where the pipeline predicts
+    the column; the columns it does not predict are ``_``, DEPS too, MISC
+    holds only SpaceAfter=No (from the words' spacing), and empty nodes are
+    left out (an enhanced graph the pipeline did not predict), unless
+    ``keep_input_columns``: then they are the input's.
     ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``."""
     for sent, doc in pairs:
         heads, labels = ud_tree(doc)
@@ -106,9 +124,11 @@ def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1,
                         setattr(mine, attr, getattr(theirs, attr) if predicted else "")
                 if annotation == "MORPH":  # the input's FEATS as written give way too
                     stored.pop("feats", None)
-        if not keep_input_columns:
+        if not keep_input_columns:  # and MISC as predicted: SpaceAfter from the words' spacing only
             stored["deps"] = ["_"] * len(sent)
             stored["empty"] = []
+            stored["misc"] = ["_"] * len(sent)
+            stored["ranges"] = [(first, last, list(cols[:9]) + ["_"]) for first, last, cols in stored["ranges"]]
         for key in (PARSES_KEY, HEAD_PROBS_KEY):
             if key in doc.user_data:
                 out.user_data[key] = doc.user_data[key]
@@ -147,8 +167,6 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     where the pipeline's parser keeps them: ``n_best``); ``header``: the
     output's first comment lines (``pipelines.header_line``). Bad input raises a
     one-line ``UserError`` and leaves no output."""
-    from tqdm import tqdm
-
     input_path, output_path = Path(input_path), Path(output_path)
     kind = file_kind(input_path)
     report = FileReport(str(input_path), 0, 0, False)
@@ -162,25 +180,24 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
             bar.update(len(doc))
             yield doc
 
-    with atomic_output(output_path) as f, tqdm(total=count_words(input_path) if kind != "docbin" else None,
-                                               unit=" words", unit_scale=True, leave=False,
-                                               disable=None if progress else True) as bar:
+    # raw text's words are known once tokenised: no total
+    with atomic_output(output_path) as f, progress_bar(total=count_words(input_path) if kind == "conllu" else None,
+                                                       enabled=progress, leave=False) as bar:
         f.write(header)
         if kind == "conllu":
             for chunk in chunked(read_conllu(input_path, words_only=True), CHUNK):
                 input_upos = input_upos or any(u not in ("_", "") for s in chunk for u in s.upos)
-                parsed = counted(nlp.pipe(input_docs(nlp, chunk), batch_size=batch_size))
+                parsed = counted(given_sentences(nlp, input_docs(nlp, chunk), batch_size))
                 for text in parsed_conllu(nlp, zip(chunk, parsed), kbest, confidence, keep_input_columns):
                     f.write(text)
         else:
-            if kind == "docbin":
-                from spacy.tokens import Doc
-
-                inputs: Iterable = (Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
-                                    for d in read_docbin(input_path))
+            if kind == "docbin":  # its words and sentences
+                parsed = given_sentences(nlp, (words_doc(nlp.vocab, [t.text for t in d], [bool(t.whitespace_) for t in d],
+                                                         sentence_starts(d)) for d in read_docbin(input_path)),
+                                         batch_size)
             else:
-                inputs = text_inputs(nlp, input_path, sentencizer)
-            for text in docs_to_conllu(counted(nlp.pipe(inputs, batch_size=batch_size)), kbest, confidence):
+                parsed = nlp.pipe(text_inputs(nlp, input_path, sentencizer), batch_size=batch_size)
+            for text in docs_to_conllu(counted(parsed), kbest, confidence):
                 f.write(text)
     report.has_upos = report.has_upos or (keep_input_columns and input_upos)
     return report
@@ -439,6 +456,12 @@ class CorpusReport:
     missing_upos: int = 0
     invalid: List[str] = field(default_factory=list)  # the one-line errors of the inputs skipped
     todo: int = 0
+    jobs: List["Job"] = field(default_factory=list)  # the jobs this run parses
+
+    def complete(self) -> int:
+        """How many of this run's outputs are complete on disk now: after an
+        interruption, also those whose workers finished after it."""
+        return sum(is_complete(job) for job in self.jobs)
 
 
 def parse_corpus(model: str, jobs: Sequence[Job], options: ParseOptions = ParseOptions(), n_process: int = 1,
@@ -451,8 +474,6 @@ def parse_corpus(model: str, jobs: Sequence[Job], options: ParseOptions = ParseO
     is not ``options.header``) are a one-line error (E117) unless
     ``overwrite``. ``report`` (filled as jobs end) says how far an
     interrupted run got."""
-    from tqdm import tqdm
-
     report = report if report is not None else CorpusReport()
     remove_leftovers(jobs)
     todo = list(jobs) if overwrite else [job for job in jobs if not is_complete(job)]
@@ -462,9 +483,9 @@ def parse_corpus(model: str, jobs: Sequence[Job], options: ParseOptions = ParseO
         raise UserError(Errors.E117.format(n=len(others), first=others[0].output, header=options.header.strip()))
     report.skipped = len(jobs) - len(todo)
     report.todo = len(todo)
+    report.jobs = todo
     start = time.perf_counter()
-    with tqdm(total=sum(j.words for j in todo), unit=" words", unit_scale=True, disable=None if progress else True,
-              postfix={"files": f"0/{len(todo)}"}) as bar:
+    with progress_bar(total=sum(j.words for j in todo), enabled=progress, postfix={"files": f"0/{len(todo)}"}) as bar:
         def done(job: Job, result: FileReport) -> None:
             if result.error:
                 report.invalid.append(result.error)

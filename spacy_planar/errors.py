@@ -52,6 +52,11 @@ class Errors:
     E088 = "[E088] {path}: not a config file: {reason}"
     E130 = ("[E130] {path}: no character language model in it: give --paths.charlm a directory written by "
             "spacy-planar charlm")
+    E131 = ("[E131] {path}: these vectors are of language '{vectors}', the pipeline of '{pipeline}': make vectors "
+            "with --lang {pipeline}, or train with --nlp.lang {vectors}")
+    E132 = "[E132] spaCy has no language '{lang}': give a code spaCy knows (la, hu, grc, ...) or xx (multilingual)"
+    E133 = "[E133] {path}: the output would overwrite the input; give another output path"
+    E134 = "[E134] {what} '{value}': expected {rule}"
     E129 = "[E129] paired_bootstrap: the two systems must be scored on the same, non-empty sentences"
     E128 = "[E128] BiLSTMEncoder.v1: width must be even (half of it each way), not {width}"
     E127 = "[E127] {name}: no UPOS or FEATS in the training data: nothing to learn"

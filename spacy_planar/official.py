@@ -18,6 +18,8 @@ from .errors import Errors, UserError
 
 # the CoNLL 2018 metrics, in the scorer's order; F1 is accuracy over gold words
 OFFICIAL = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+# how the system's tokens, words (multiword tokens split) and sentences match the gold's: 100 over gold words
+SEGMENTATION = ("Tokens", "Words", "Sentences")
 # the system columns each metric reads besides HEAD and DEPREL
 METRIC_COLUMNS = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",), "AllTags": ("UPOS", "XPOS", "FEATS"),
                   "Lemmas": ("LEMMA",), "MLAS": ("UPOS", "FEATS"), "BLEX": ("LEMMA",)}
@@ -46,25 +48,38 @@ def system_columns(gold: Path, system: Path) -> Dict[str, str]:
     return out
 
 
-def scored_metrics(columns: Dict[str, str]) -> Tuple[str, ...]:
-    """The metrics of ``OFFICIAL`` that measure the system: those whose
-    columns (``METRIC_COLUMNS``) it predicted."""
-    return tuple(m for m in OFFICIAL if all(columns[c] == "predicted" for c in METRIC_COLUMNS.get(m, ())))
+def scored_metrics(columns: Dict[str, str], scores: Dict[str, float]) -> Tuple[str, ...]:
+    """The metrics that measure the system: those of ``SEGMENTATION`` below
+    100 (its tokens, words or sentences are not the gold's: raw text), and
+    those of ``OFFICIAL`` whose columns (``METRIC_COLUMNS``) it predicted."""
+    return (tuple(m for m in SEGMENTATION if scores.get(m, 100.0) < 100.0)
+            + tuple(m for m in OFFICIAL if all(columns[c] == "predicted" for c in METRIC_COLUMNS.get(m, ()))))
 
 
-def conll18_scores(gold: Path, system: Path, several_roots: bool = False) -> Dict[str, float]:
-    """The CoNLL 2018 scorer's F1 (x 100) of each metric in ``OFFICIAL``,
-    ``system`` against ``gold``. ``several_roots``: the system file may have
-    sentences with more than one root (the scorer's own
-    ``multiple_roots_okay``, for the system file only: each word's head is
-    scored as it is), which it otherwise refuses."""
+def several_roots(text: str) -> bool:
+    """Whether a CoNLL-U text has a sentence with more than one root (HEAD 0)."""
+    for block in text.split("\n\n"):
+        roots = sum(1 for line in block.splitlines()
+                    if "\t" in line and line.split("\t", 1)[0].isdigit() and line.split("\t")[6:7] == ["0"])
+        if roots > 1:
+            return True
+    return False
+
+
+def conll18_scores(gold: Path, system: Path) -> Tuple[Dict[str, float], bool]:
+    """The CoNLL 2018 scorer's F1 (x 100) of each metric in ``SEGMENTATION``
+    and ``OFFICIAL``, ``system`` against ``gold``, and whether the system
+    file has sentences with more than one root: those are scored with the
+    scorer's own ``multiple_roots_okay`` (each word's head as it is), which
+    it otherwise refuses."""
     from udtools import udeval
 
-    files = {}
+    files, several = {}, False
     for name, path in (("gold", gold), ("system", system)):
         # as our reader does, a last sentence without its blank line is read (the scorer wants one)
         text = read_utf8(path).rstrip("\n") + "\n\n"
-        kind = {"multiple_roots_okay": True} if several_roots and name == "system" else {}
+        several = name == "system" and several_roots(text)
+        kind = {"multiple_roots_okay": True} if several else {}
         try:
             files[name] = udeval.load_conllu(io.StringIO(text), str(path), kind)
         except udeval.UDError as e:
@@ -73,7 +88,7 @@ def conll18_scores(gold: Path, system: Path, several_roots: bool = False) -> Dic
         scores = udeval.evaluate(files["gold"], files["system"])
     except udeval.UDError as e:
         raise UserError(Errors.E043.format(path=system, reason=str(e).splitlines()[0])) from None
-    return {metric: 100 * scores[metric].f1 for metric in OFFICIAL}
+    return {metric: 100 * scores[metric].f1 for metric in SEGMENTATION + OFFICIAL}, several
 
 
 def validate(path: Path, level: int = 2, lang: Optional[str] = None) -> Tuple[bool, str]:

@@ -189,7 +189,7 @@ def reliability_svg(cal: Calibration, title: str = "", size: int = 320) -> str:
     bin, the diagonal of perfect calibration, each bin's share of the arcs
     as the bar's shade; the ECE in the title. One standalone SVG."""
     bins = len(cal.counts)
-    pad, plot = 40, size - 60
+    pad, plot = 40, size - 80  # below the plot: the ticks' labels, then the axis's own, a line apart
     w = plot / bins
     share = cal.counts / max(cal.n, 1)
     x = lambda v: pad + v * plot  # noqa: E731
@@ -210,8 +210,9 @@ def reliability_svg(cal: Calibration, title: str = "", size: int = 320) -> str:
     for v in (0, 0.5, 1):
         parts.append(f'<text x="{x(v):.0f}" y="{pad + plot + 14}" text-anchor="middle">{v:g}</text>')
         parts.append(f'<text x="{pad - 6}" y="{y(v) + 4:.0f}" text-anchor="end">{v:g}</text>')
-    parts.append(f'<text x="{size / 2:.0f}" y="{size - 6}" text-anchor="middle">arc probability</text>')
-    parts.append(f'<text x="12" y="{size / 2:.0f}" text-anchor="middle" transform="rotate(-90 12 {size / 2:.0f})">'
+    middle = pad + plot / 2
+    parts.append(f'<text x="{middle:.0f}" y="{pad + plot + 32}" text-anchor="middle">arc probability</text>')
+    parts.append(f'<text x="12" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 12 {middle:.0f})">'
                  'accuracy</text>')
     heading = f"{title} ECE {cal.ece:.3f}, {cal.n} arcs".strip()
     parts.append(f'<text x="{size / 2:.0f}" y="{pad - 14}" text-anchor="middle">{escape(heading)}</text>')

@@ -13,6 +13,7 @@ from spacy.util import registry
 
 from conftest import first_docs, sample, treebank
 from spacy_planar.conllu_io import conllu_to_docs, read_conllu
+from spacy_planar.corpus import given_sentences
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
 
@@ -58,8 +59,10 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
     def components(path):
         return Config().from_disk(path, interpolate=False)["components"]
 
+    from spacy_planar.cli.init_config import RAW_TEXT
+
     for pipeline, ours, own_tok2vec in (("parser", "spacy_parser_cnn", True), ("parser", "spacy_parser", False),
-                                        ("tagger,morphologizer,parser", "ud_spacy_parser", False)):
+                                        ("tagger,morphologizer,trainable_lemmatizer,parser", "ud_spacy_parser", False)):
         out = tmp_path / f"{ours}.cfg"
         res = subprocess.run([sys.executable, "-m", "spacy", "init", "config", str(out), "--pipeline", pipeline,
                               "--lang", "xx", "--force"], capture_output=True, text=True, timeout=120)
@@ -77,7 +80,8 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
         else:  # spaCy's own embedding, inside the character CNN
             assert embed["@architectures"] == "spacy-planar.CharEmbed.v2"
             assert embed["embed"] == theirs["tok2vec"]["model"]["embed"]
-        assert set(mine) == set(theirs)
+        # the UD pipeline's: spaCy's components, and ours for raw text in front of them (raw_text.cfg)
+        assert set(mine) == set(theirs) | (set(RAW_TEXT) if ours.startswith("ud_") else set())
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
@@ -120,7 +124,8 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "ud.cfg"), "--base", str(base), "--tagging"])
     assert r.exit_code == 0, r.output
     config = Config().from_disk(tmp_path / "ud.cfg", interpolate=False)
-    assert config["nlp"]["pipeline"] == ["tok2vec", "morphologizer", "tagger", "planar_parser"]
+    assert config["nlp"]["pipeline"] == ["multiword_tokens", "senter", "tok2vec", "morphologizer", "tagger",
+                                        "trainable_lemmatizer", "planar_parser"]
     base.write_text(text.replace('pipeline = ["tok2vec","planar_parser"]', 'pipeline = ["planar_parser"]'),
                     encoding="utf-8")
     r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "x.cfg"), "--base", str(base), "--tagging"])
@@ -206,10 +211,13 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
                                          str(tmp_path / "g.conllu"), "--validate", *keep])
             assert r.exit_code == 0, r.output
             for g, out in zip(read_conllu(gold), read_conllu(tmp_path / "g.conllu")):
-                doc = nlp(spacy.tokens.Doc(nlp.vocab, words=g.forms))
+                doc = next(given_sentences(nlp, [spacy.tokens.Doc(nlp.vocab, words=g.forms)]))
                 assert out.upos == [t.pos_ for t in doc] and out.xpos == [t.tag_ for t in doc]
                 assert out.feats == [ud_feats(str(t.morph)) or "_" for t in doc]
-                assert out.lemmas == (g.lemmas if keep else ["_"] * len(g))
+                assert out.lemmas == [t.lemma_ or "_" for t in doc]
+                spacing = ["SpaceAfter=No" if "SpaceAfter=No" in m.split("|") else "_" for m in g.misc]
+                assert out.misc == (g.misc if keep else spacing)  # the input's ref=..., or only the spacing
+            assert keep or any(m.startswith("ref=") for g in read_conllu(gold) for m in g.misc)
 
 
 def test_every_entry_point_resolves():
@@ -220,7 +228,7 @@ def test_every_entry_point_resolves():
 
     groups = {"spacy_factories": registry.factories, "spacy_architectures": registry.architectures,
               "spacy_scorers": registry.scorers, "spacy_callbacks": registry.callbacks,
-              "thinc_transition_systems": registry.transition_systems}
+              "spacy_readers": registry.readers, "thinc_transition_systems": registry.transition_systems}
     found = 0
     for group, reg in groups.items():
         for ep in entry_points(group=group):
@@ -231,9 +239,9 @@ def test_every_entry_point_resolves():
             assert reg.get(ep.name) is not None
             if reg is registry.transition_systems:
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
-    # 2 factories (the parser, the feature morphologizer), 7 architectures (CharEmbed v1 and v2), the scorer,
-    # 2 callbacks (leave_out_unlabelled, numpy_blas) and 5 transition systems
-    assert found == 17
+    # 3 factories (the parser, the feature morphologizer, multiword_tokens), 8 architectures (CharEmbed v1 and v2,
+    # Tok2Vec), the scorer, 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus reader, 5 transition systems
+    assert found == 20
 
 
 @pytest.fixture(scope="module")
@@ -522,10 +530,11 @@ def _without_columns(src: Path, dest: Path, columns) -> Path:
     return dest
 
 
-@pytest.mark.parametrize("columns,left_out", [((4,), ["tagger"]), ((3, 4, 5), ["morphologizer", "tagger"]),
-                                              ((5,), [])], ids=["no XPOS", "no tags at all", "no FEATS"])
+@pytest.mark.parametrize("columns,left_out", [((4,), ["tagger"]), ((2, 3, 4, 5), ["morphologizer", "tagger",
+                                                                                  "trainable_lemmatizer"]),
+                                              ((5,), [])], ids=["no XPOS", "no tags or lemmas", "no FEATS"])
 def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_path, capsys):
-    """configs/ud.cfg on a treebank whose XPOS (or UPOS and FEATS) column is
+    """configs/ud.cfg on a treebank whose XPOS (or UPOS, FEATS and LEMMA) column is
     empty: `spacy train` leaves the component that would have no label out,
     says so in one line each, and trains the rest (spaCy's tagger would stop
     with E143)."""
@@ -535,8 +544,9 @@ def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_
     said = capsys.readouterr().out
     assert re.findall(r"(\w+): \S+ has no [A-Za-z ()]+; left out of the pipeline", said) == left_out
     nlp = spacy.load(tmp_path / "out" / "model-last")
-    assert nlp.pipe_names == [p for p in ["tok2vec", "morphologizer", "tagger", "planar_parser"] if p not in left_out]
-    doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
+    assert nlp.pipe_names == [p for p in ["multiword_tokens", "senter", "tok2vec", "morphologizer", "tagger",
+                                          "trainable_lemmatizer", "planar_parser"] if p not in left_out]
+    doc = next(given_sentences(nlp, [spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."])]))
     assert sum(t.head == t for t in doc) == 1
 
 

@@ -127,7 +127,14 @@ def test_isotonic_calibration_and_its_error():
     cal = calibration([0.05, 0.95, 0.95], [0, 1, 0])
     assert cal.ece == pytest.approx((0.05 + 2 * abs(0.5 - 0.95)) / 3)
     svg = reliability_svg(cal, title="t")
-    assert ET.fromstring(svg).tag.endswith("svg") and "ECE 0.317" in svg
+    root = ET.fromstring(svg)
+    assert root.tag.endswith("svg") and "ECE 0.317" in svg
+    # no two labels on one line where they could meet: the x axis's own label a line (11 px type) below its ticks'
+    texts = [(float(t.get("x")), float(t.get("y")), t.text) for t in root.iter() if t.tag.endswith("text")
+             and "transform" not in t.attrib]
+    ticks = [y for x, y, text in texts if text in ("0", "0.5", "1") and x > 60]  # the x axis's tick labels
+    (label_y,) = [y for _, y, text in texts if text == "arc probability"]
+    assert ticks and label_y - max(ticks) >= 14 and label_y <= float(root.get("height"))
 
 
 def test_fit_calibration_prefers_what_matches():

@@ -190,7 +190,9 @@ def test_evaluate_aligns_other_words_as_the_official_scorer(tmp_path, got_train)
     res = runner.invoke(app, ["evaluate", str(gold), str(system), "--json"])
     assert res.exit_code == 0, res.output
     scores = json.loads(res.output)
-    assert set(scores["official"]) == {"UAS", "LAS", "CLAS"} and 90 < scores["official"]["UAS"] < 100
+    # and how the tokens and words match the gold's (the sentences do)
+    assert set(scores["official"]) == {"Tokens", "Words", "UAS", "LAS", "CLAS"} and 90 < scores["official"]["UAS"] < 100
+    assert 95 < scores["official"]["Words"] == scores["official"]["Tokens"] < 100  # no multiword token here
     assert scores["columns"] == {"LEMMA": "blank", "UPOS": "blank", "XPOS": "blank", "FEATS": "blank"}
     res = runner.invoke(app, ["evaluate", str(gold), str(system)])
     assert res.exit_code == 0 and "CoNLL 2018 scorer's figures alone" in res.output and "not scored" in res.output

@@ -84,3 +84,13 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
 def test_a_model_that_is_not_a_pipeline_is_one_line(tmp_path):
     r = CliRunner().invoke(app, ["package", str(tmp_path), str(tmp_path / "packages"), "--name", "x"])
     assert r.exit_code == 1 and "E107" in r.output and not (tmp_path / "packages").exists()
+
+
+@pytest.mark.parametrize("option,value", [("--name", "bad name!"), ("--name", "9lives"), ("--version", "one")])
+def test_a_name_or_version_pip_would_refuse_is_one_line_and_nothing_written(tmp_path, option, value):
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    args = {"--name": "ok", "--version": "0.1.0", option: value}
+    r = CliRunner().invoke(app, ["package", str(model), str(tmp_path / "packages"), *[x for kv in args.items()
+                                                                                        for x in kv]])
+    assert r.exit_code == 1 and "E134" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "packages").exists()

@@ -10,6 +10,7 @@ from spacy.tokens import Doc, DocBin
 from thinc.api import Config
 
 from conftest import first_docs, treebank
+from spacy_planar.corpus import given_sentences
 from spacy_planar.stages import first_stage, first_stage_components, second_stage
 
 
@@ -26,22 +27,23 @@ def _config(tmp_path, *flags) -> Path:
 
 def test_a_config_freezing_what_it_builds_has_two_stages(tmp_path):
     config = Config().from_disk(_config(tmp_path, "--taggers-first"), interpolate=False)
-    assert first_stage_components(config) == ["tok2vec", "morphologizer", "tagger"]
+    taggers = ["tok2vec", "morphologizer", "tagger", "trainable_lemmatizer"]
+    assert first_stage_components(config) == taggers
     first = first_stage(config)
-    assert first["nlp"]["pipeline"] == ["tok2vec", "morphologizer", "tagger"]
-    assert set(first["components"]) == {"tok2vec", "morphologizer", "tagger"}
+    assert first["nlp"]["pipeline"] == taggers and set(first["components"]) == set(taggers)
     assert first["training"]["frozen_components"] == first["training"]["annotating_components"] == []
-    # model-best is the best tagger: UPOS, FEATS and XPOS alike, none of the parser's scores
-    assert first["training"]["score_weights"] == {"morph_acc": 0.33, "pos_acc": 0.33, "tag_acc": 0.33}
-    second = second_stage(config, tmp_path / "first", ["tok2vec", "morphologizer"])  # a treebank without XPOS
-    assert second["nlp"]["pipeline"] == ["tok2vec", "morphologizer", "planar_parser"]
+    # model-best is the best tagger: UPOS, FEATS, XPOS and LEMMA alike, none of the parser's scores
+    assert first["training"]["score_weights"] == {"lemma_acc": 0.25, "morph_acc": 0.25, "pos_acc": 0.25,
+                                                  "tag_acc": 0.25}
+    second = second_stage(config, tmp_path / "first", ["tok2vec", "morphologizer"])  # no XPOS, no LEMMA
+    assert second["nlp"]["pipeline"] == ["multiword_tokens", "senter", "tok2vec", "morphologizer", "planar_parser"]
     assert second["components"]["tok2vec"] == {"source": str(tmp_path / "first")}
-    assert "tagger" not in second["components"]
+    assert "tagger" not in second["components"] and "trainable_lemmatizer" not in second["components"]
     assert second["training"]["frozen_components"] == ["tok2vec", "morphologizer"]
     # the parser has an encoder of its own and reads the predicted morphology
     parser_t2v = second["components"]["planar_parser"]["model"]["tok2vec"]
     assert parser_t2v["@architectures"] == "spacy-planar.WithMorphology.v1"
-    assert parser_t2v["tok2vec"]["@architectures"] == "spacy.Tok2Vec.v2"
+    assert parser_t2v["tok2vec"]["@architectures"] == "spacy-planar.Tok2Vec.v1"
     # the shipped UD pipeline trains in one stage
     assert first_stage(Config().from_disk(_config(tmp_path), interpolate=False)) is None
 
@@ -61,14 +63,16 @@ def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
            "--training.eval_frequency", "4"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert "Stage 1 of 2: tok2vec, morphologizer, tagger" in res.stdout
+    assert "Stage 1 of 2: tok2vec, morphologizer, tagger, trainable_lemmatizer" in res.stdout
     first = spacy.load(out / "first_stage" / "model-best")
     final = spacy.load(out / "model-best")
-    assert final.pipe_names == ["tok2vec", "morphologizer", "tagger", "planar_parser"]
+    assert final.pipe_names == ["multiword_tokens", "senter", "tok2vec", "morphologizer", "tagger",
+                                "trainable_lemmatizer", "planar_parser"]
     words = [[t.text for t in d] for d in docs[:20]]
     for a, b in zip(first.pipe(Doc(first.vocab, words=w) for w in words),
-                    final.pipe(Doc(final.vocab, words=w) for w in words)):
-        assert [(t.pos_, t.tag_, str(t.morph)) for t in a] == [(t.pos_, t.tag_, str(t.morph)) for t in b]
+                    given_sentences(final, (Doc(final.vocab, words=w) for w in words))):
+        assert ([(t.pos_, t.tag_, str(t.morph), t.lemma_) for t in a]
+                == [(t.pos_, t.tag_, str(t.morph), t.lemma_) for t in b])
         assert sum(t.head == t for t in b) == 1
     # the shared tok2vec the taggers listen to is the first stage's, weight for weight
 

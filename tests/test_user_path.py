@@ -12,7 +12,7 @@ import pytest
 import spacy
 from typer.testing import CliRunner
 
-from conftest import sample, treebank
+from conftest import sample, small_parser, treebank
 from spacy_planar.cli import app
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.trees import nonprojective_arcs, plane_assignment
@@ -254,3 +254,53 @@ def test_an_installed_package_name_loads_with_kbest(tmp_path, monkeypatch):
     r = CliRunner().invoke(app, ["parse", "xx_fake_planar", str(text), str(tmp_path / "o.conllu"), "--kbest", "2"])
     assert r.exit_code == 0, r.output
     assert "# sent_id = 1/2" in (tmp_path / "o.conllu").read_text(encoding="utf-8")
+
+
+def test_init_config_sets_the_language_once(tmp_path):
+    """`init-config --lang la`: the config's pipeline is Latin (its
+    tokenizer, its package name), said in its first line; a code spaCy does
+    not know is one line (E132)."""
+    from thinc.api import Config
+
+    r = CliRunner().invoke(app, ["init-config", "arc_eager", str(tmp_path / "la.cfg"), "--tagging", "--lang", "la"])
+    assert r.exit_code == 0, r.output
+    text = (tmp_path / "la.cfg").read_text(encoding="utf-8")
+    assert text.startswith("# spacy-planar init-config arc_eager --tagging --lang la:")
+    assert Config().from_str(text, interpolate=False)["nlp"]["lang"] == "la"
+    r = CliRunner().invoke(app, ["init-config", "arc_eager", str(tmp_path / "x.cfg"), "--lang", "qq"])
+    assert r.exit_code == 1 and "E132" in r.output and not (tmp_path / "x.cfg").exists()
+
+
+def test_parse_will_not_overwrite_its_input(tmp_path):
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    gold = sample(treebank("got_proiel", "dev"), tmp_path / "in.conllu", 3)
+    before = gold.read_bytes()
+    r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(tmp_path / "." / "in.conllu")])
+    assert r.exit_code == 1 and "E133" in r.output and gold.read_bytes() == before
+
+
+def test_evaluate_scores_tokens_words_and_sentences_of_raw_text(tmp_path):
+    """A system whose tokens, words or sentences differ from the gold's
+    (raw text parsed) gets the CoNLL 2018 scorer's Tokens, Words and
+    Sentences F1 where they are below 100; one over the gold words shows
+    none of them."""
+    import json
+
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("# text = ab c.\n1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n"
+                    "2\tb\t_\tX\t_\t_\t1\tdep\t_\t_\n3\tc\t_\tX\t_\t_\t1\tdep\t_\tSpaceAfter=No\n"
+                    "4\t.\t_\tX\t_\t_\t1\tpunct\t_\t_\n\n# text = d\n1\td\t_\tX\t_\t_\t0\troot\t_\t_\n\n",
+                    encoding="utf-8")
+    system = tmp_path / "system.conllu"
+    system.write_text("# text = ab c. d\n1\tab\t_\tX\t_\t_\t0\troot\t_\t_\n2\tc\t_\tX\t_\t_\t1\tdep\t_\tSpaceAfter=No\n"
+                      "3\t.\t_\tX\t_\t_\t1\tpunct\t_\t_\n4\td\t_\tX\t_\t_\t1\tdep\t_\t_\n\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["evaluate", str(gold), str(system), "--json"])
+    assert r.exit_code == 0, r.output
+    official = json.loads(r.output)["official"]
+    # the same tokens (100: not shown); words c . d of the gold's five, of the system's four; no sentence alike
+    assert "Tokens" not in official and official["Words"] == pytest.approx(100 * 2 * (3 / 4) * (3 / 5) / (3 / 4 + 3 / 5))
+    assert official["Sentences"] == 0.0
+    r = CliRunner().invoke(app, ["evaluate", str(gold), str(system)])
+    assert "Words (CoNLL 2018)" in r.output and "Sentences (CoNLL 2018)" in r.output
+    r = CliRunner().invoke(app, ["evaluate", str(gold), str(gold), "--json"])
+    assert not {"Tokens", "Words", "Sentences"} & set(json.loads(r.output)["official"])

@@ -209,3 +209,42 @@ def test_the_shipped_configs_pretrain_and_load_the_pretrained_tok2vec(tmp_path, 
                                          "paths.vectors": str(vectors_dir), "paths.init_tok2vec": str(out / "model-last.bin")})
     nlp = init_nlp(cfg)
     assert nlp.get_pipe("tok2vec").model.to_bytes() == weights
+
+
+def test_the_pipeline_takes_the_vectors_language_or_says_why_not(vectors_dir, tmp_path):
+    """spacy-planar train: a shipped config (multilingual, xx) takes the
+    vectors' language in one line; a pipeline of another language set by
+    the user is one line (E131), not spaCy's E150 traceback."""
+    import json
+    import shutil
+
+    from spacy_planar.cli.train import language_of
+    from spacy_planar.errors import UserError
+
+    latin = tmp_path / "la_vectors"
+    shutil.copytree(vectors_dir, latin)
+    meta = json.loads((latin / "meta.json").read_text(encoding="utf-8"))
+    (latin / "meta.json").write_text(json.dumps({**meta, "lang": "la"}), encoding="utf-8")
+    ud = Path(__file__).resolve().parents[1] / "configs" / "ud.cfg"
+    assert language_of(ud, {}, str(vectors_dir)) == {}  # both xx
+    assert language_of(ud, {}, str(latin)) == {"nlp.lang": "la"}
+    assert language_of(ud, {"nlp.lang": "la"}, str(latin)) == {}
+    with pytest.raises(UserError, match=r"\[E131\] .*'la', the pipeline of 'hu'"):
+        language_of(ud, {"nlp.lang": "hu"}, str(latin))
+    r = runner.invoke(app, ["train", str(ud), "--output", str(tmp_path / "out"), "--paths.vectors", str(latin),
+                            "--nlp.lang", "hu", "--paths.train", "x", "--paths.dev", "x"])
+    assert r.exit_code == 1 and "E131" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_vectors_off_a_terminal_say_what_they_do(tmp_path):
+    """Run by a script (stderr not a terminal), `vectors` says how much text
+    it read and about how long floret will take, before it trains."""
+    text = sample(treebank("got_proiel"), tmp_path / "t.conllu", 200)
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "vectors", str(tmp_path / "v"), str(text), "--dim",
+                          "8", "--epochs", "1", "--bucket", "1000", "--threads", "1"], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    said = res.stdout + res.stderr
+    assert "words in 200 lines" in said and "Training floret (cbow, 1 epochs, 1 thread(s)): about 1 minutes" in said
+    assert "Over 60 lines" not in runner.invoke(app, ["vectors", "--help"]).output

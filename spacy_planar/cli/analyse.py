@@ -10,13 +10,13 @@ from typing import Dict, List
 
 import typer
 
+from ..catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
+from ..component.factory import DEFAULT_MODEL
 from ..conllu_io import read_conllu
 from ..driver import oracle_check
 from ..experiments import projectivization_check, tree_transform_check
 from ..pseudoproj import ENCODINGS
 from ..transforms import TRANSFORMS
-from ..catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
-from ..component.factory import DEFAULT_MODEL
 from ..trees import analyse
 from ._app import USER_ERRORS, app, fail, flag, msg, trees_of
 

@@ -15,6 +15,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import typer
 
 from ..conllu_io import read_conllu
+from ..corpus import given_sentences, input_docs
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, beam_options, bench_app, fail, flag, load_pipeline, msg, trees_of
 from .analyse import stats_of
@@ -159,8 +160,6 @@ def bench_speed(
     import multiprocessing
     import os
 
-    from .parse import input_docs
-
     msg.info(f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, {busy} busy processes, "
              f"{os.cpu_count()} cores")
     sents = list(read_conllu(data))
@@ -172,7 +171,7 @@ def bench_speed(
         fail(str(e))
     seconds: Dict[str, List[float]] = {name: [] for name, _ in pipes}
     for name, nlp in pipes:  # warm up
-        list(nlp.pipe(input_docs(nlp, sents[:200]), batch_size=batch_size))
+        list(given_sentences(nlp, input_docs(nlp, sents[:200]), batch_size))
     stop = multiprocessing.Event()
     spinners = [multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
     for p in spinners:
@@ -204,8 +203,6 @@ def bench_lengths(
     words, each bin parsed as one stream of Docs by each pipeline (best of
     ``--repeats``), and its time divided by its sentences. Bins with fewer
     than 5 sentences are left out."""
-    from .parse import input_docs
-
     sents = list(read_conllu(data))
     bins: Dict[int, List] = {}
     for sent in sents:
@@ -218,7 +215,7 @@ def bench_lengths(
         fail(str(e))
     rows: Dict[str, Dict[str, float]] = {}
     for name, nlp in pipes:
-        list(nlp.pipe(input_docs(nlp, sents[:200])))  # warm up
+        list(given_sentences(nlp, input_docs(nlp, sents[:200])))  # warm up
         for b, group in bins.items():
             best = min(_time_parse(nlp, input_docs(nlp, group)) for _ in range(repeats))
             rows.setdefault(f"{b * bin_width + 1}-{(b + 1) * bin_width}", {"sentences": len(group)})[name] = \
@@ -243,7 +240,7 @@ def bench_lengths(
 def _time_parse(nlp, docs, batch_size: int = 1000) -> float:
     """Seconds to parse ``docs`` with ``nlp.pipe`` (spaCy's default batch size)."""
     t = time.perf_counter()
-    for _doc in nlp.pipe(docs, batch_size=batch_size):
+    for _doc in given_sentences(nlp, docs, batch_size):
         pass
     return time.perf_counter() - t
 

@@ -9,6 +9,7 @@ import typer
 
 from ..component.pipe import PlanarParser
 from ..conllu_io import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
+from ..corpus import given_sentences, input_docs
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
@@ -30,7 +31,6 @@ def calibrate(
     the parser's settings; the pipeline is written to OUTPUT as it was
     otherwise. Reports the expected calibration error on dev before and
     after."""
-    from spacy.tokens import Doc
 
     from ..kbest import fit_calibration
 
@@ -46,7 +46,7 @@ def calibrate(
     ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser) and pipe.cfg.get("n_best")]
     for name in ours:
         nlp.get_pipe(name).cfg["calibration"] = {"temperature": 1.0, "x": [], "y": []}
-    docs = list(nlp.pipe(Doc(nlp.vocab, words=s.forms) for s in sents))
+    docs = list(given_sentences(nlp, input_docs(nlp, sents)))
     fitted = {}
     for name in ours:
         data = [([(p["prob"], p["heads"], p["labels"]) for p in alts], doc.user_data[MOVE_LOGP_KEY][start:end],

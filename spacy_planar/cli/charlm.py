@@ -36,6 +36,7 @@ def sample_lines(text: Path, max_chars: int, seed: int) -> str:
     return " ".join(lines) + " "
 
 
+# Over 60 lines: a typer command, its ten options in its signature.
 @app.command()
 def charlm(
     output_dir: Path = typer.Argument(..., help="Directory for the model: --paths.charlm"),
@@ -64,8 +65,7 @@ def charlm(
     character and the backward model's after its first (Stanza's parser
     reads them). Train any shipped config with them: `--paths.charlm
     OUTPUT_DIR`. The bits per character on the text's last 1% (not trained
-    on) are printed and kept in OUTPUT_DIR/meta.json. (Over 60 lines: a
-    typer command, its ten options in its signature.)"""
+    on) are printed and kept in OUTPUT_DIR/meta.json."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 

@@ -17,7 +17,7 @@ from ..kbest import KBEST_BEAM
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from ..transforms import apply_transforms, check_transforms
 from ._app import USER_ERRORS, app, beam_options, fail, flag, load_pipeline, planar_parsers, setting_options
-from .parse import input_docs
+from ..corpus import given_sentences, input_docs
 from .train import TRAIN_SECONDS
 
 
@@ -34,7 +34,7 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats:
     for _ in range(repeats):
         docs = input_docs(nlp, sents)
         start = time.perf_counter()
-        parsed = list(nlp.pipe(docs, batch_size=batch_size))
+        parsed = list(given_sentences(nlp, docs, batch_size))
         best = min(best, time.perf_counter() - start)
     scores = Scores()
     for s, doc in zip(sents, parsed):
@@ -189,7 +189,8 @@ def main_table(runs: Dict[str, List[Dict]], gold: Path, anchor: str) -> List[str
     tests = significance(runs, anchor) if anchor in runs else {}
     header = ("| system | UAS | LAS | EM_U | EM_L | NP P (U) | NP R (U) | NP F (U) | NP F (L) | train s | parse words/s |"
               + (f" LAS - {anchor} (p) |" if tests else ""))
-    lines = [f"Scored on `{gold}` (all words, punctuation included)"
+    lines = [f"Scored on `{gold}` (all words, punctuation included; LAS over whole labels, subtypes such as "
+             "obl:arg included, where `spacy-planar evaluate`'s CoNLL 2018 LAS reads the universal part only)"
              + ("; rows of several runs: mean ± standard deviation over the runs" if several else "")
              + (f"; p: paired bootstrap over sentences against {anchor}" if tests else ""),
              "", header, "|" + "---|" * (12 if tests else 11)]
@@ -209,6 +210,7 @@ def main_table(runs: Dict[str, List[Dict]], gold: Path, anchor: str) -> List[str
     return lines
 
 
+# Over 60 lines: a typer command, its options in its signature; the tables are built apart.
 @app.command()
 def compare(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U (the test split)"),
@@ -248,8 +250,7 @@ def compare(
     tree transform T changes (Nilsson 2007, Experiment II). ``--kbest K``:
     the pipelines with a planar_parser keep their K best parses, and a table
     gives the K-best oracle LAS and how calibrated and how well ranked the
-    arc probabilities are. (Over 60 lines: a typer command, its options in
-    its signature; the tables are built apart.)"""
+    arc probabilities are."""
     runs: Dict[str, List[Dict]] = {}
     try:
         check_transforms(touched)

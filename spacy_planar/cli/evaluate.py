@@ -135,13 +135,12 @@ def official_scores(gold: Path, best: Path, system: Path, words_differ: Optional
     None where the scorer refuses the file otherwise (ours follow alone, or,
     where the words differ too, one line and exit 1)."""
     try:
-        return conll18_scores(gold, best), False
+        scores, several = conll18_scores(gold, best)
+        if several and not quiet:
+            msg.warn(f"{system} has sentences with several roots, which the CoNLL 2018 scorer refuses by "
+                     "default: scored with its multiple_roots_okay (each word's head as it is)")
+        return scores, several
     except USER_ERRORS as e:
-        if "multiple roots" in str(e):  # the system's sentences with several roots: scored word by word
-            if not quiet:
-                msg.warn(f"{system} has sentences with several roots, which the CoNLL 2018 scorer refuses by "
-                         "default: scored with its multiple_roots_okay (each word's head as it is)")
-            return conll18_scores(gold, best, several_roots=True), True
         if words_differ is not None:
             fail(f"{words_differ}; the CoNLL 2018 scorer cannot align the words either: {e}")
         if not quiet:
@@ -167,6 +166,7 @@ def figures(official: Optional[Dict], ours: Dict, extra: Dict, columns: Dict[str
     return res
 
 
+# Over 60 lines: a typer command, its options in its signature and this help.
 @app.command()
 def evaluate(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U"),
@@ -193,8 +193,7 @@ def evaluate(
     --keep-input-columns) is named and left out (its metrics too: MLAS needs
     UPOS and FEATS, BLEX LEMMA). A system whose words differ from the
     gold's (raw text parsed) gets the official figures alone: the scorer
-    aligns the words; ours need the same ones. (Over 60 lines: a typer
-    command, its options in its signature and this help.)"""
+    aligns the words; ours need the same ones."""
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:
@@ -209,7 +208,7 @@ def evaluate(
     if words_differ is not None and not as_json:
         msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
     if official is not None:
-        official = {k: v for k, v in official.items() if k in scored_metrics(columns)}
+        official = {k: v for k, v in official.items() if k in scored_metrics(columns, official)}
     ours = scores.as_dict() if scores is not None else {}
     if scores is not None:
         ours = {"LAS whole labels": ours.pop("LAS"), **{k: v for k, v in ours.items() if k != "UAS"}}

@@ -35,14 +35,20 @@ BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_par
 SPACY_OWN_TOK2VEC = ("spacy_parser_cnn",)
 
 
-def _with_taggers(config: Config, base: Path) -> None:
-    """Put the morphologizer and the tagger right after the tok2vec in
-    ``[nlp] pipeline`` (E086 where there is no tok2vec)."""
+TAGGERS = ["morphologizer", "tagger", "trainable_lemmatizer"]  # tagging.cfg's, after the tok2vec
+RAW_TEXT = ["multiword_tokens", "senter"]  # raw_text.cfg's, before it
+
+
+def _with_taggers(config: Config, base: Path, raw_text: bool) -> None:
+    """Put the taggers (``TAGGERS``) right after the tok2vec in ``[nlp]
+    pipeline``, and with ``raw_text`` the treebank's words and sentences
+    (``RAW_TEXT``) right before it (E086 where there is no tok2vec)."""
     pipeline = list(config["nlp"]["pipeline"])
     if "tok2vec" not in pipeline:
         raise UserError(Errors.E086.format(base=base, pipeline=pipeline))
-    at = pipeline.index("tok2vec") + 1
-    config["nlp"]["pipeline"] = pipeline[:at] + ["morphologizer", "tagger"] + pipeline[at:]
+    at = pipeline.index("tok2vec")
+    config["nlp"]["pipeline"] = (pipeline[:at] + (RAW_TEXT if raw_text else []) + [pipeline[at]] + TAGGERS
+                                 + pipeline[at + 1:])
 
 
 def _taggers_first(config: Config) -> None:
@@ -52,9 +58,9 @@ def _taggers_first(config: Config) -> None:
     own (a copy of the tok2vec's architecture, its variables pointed at the
     copy) and reads their predictions one feature at a time
     (``spacy-planar.WithMorphology.v1``)."""
-    taggers = ["tok2vec", "morphologizer", "tagger"]
+    taggers = ["tok2vec", *TAGGERS]
     config["training"]["frozen_components"] = taggers
-    config["training"]["annotating_components"] = taggers
+    config["training"]["annotating_components"] = ["tok2vec", "morphologizer", "tagger"]  # what the parser reads
     here = "components.planar_parser.model.tok2vec.tok2vec"
     encoder = Config().from_str(config.copy().to_str().replace("${components.tok2vec.model", "${" + here),
                                 interpolate=False)["components"]["tok2vec"]["model"]
@@ -96,12 +102,20 @@ def _read(path: Path) -> Config:
         raise UserError(Errors.E088.format(path=path, reason=" ".join(str(e).split()))) from None
 
 
-def _without_chars(config: Config) -> None:
-    """The tok2vec's embedding without base.cfg's character CNN: the
-    embedding ``spacy-planar.CharEmbed.v2`` wraps (spaCy's own tok2vec)."""
+def _spacys_own(config: Config) -> None:
+    """spaCy's pipeline as ``spacy init config`` writes it, on the gold
+    words: the tok2vec without base.cfg's character CNN (the embedding
+    ``spacy-planar.CharEmbed.v2`` wraps) and as spaCy's ``Tok2Vec.v2``,
+    spaCy's corpus reader with ``gold_preproc``, spaCy's matrix products
+    (blis: no ``numpy_blas``)."""
     model = config["components"]["tok2vec"]["model"]
     if model["embed"].get("@architectures") in ("spacy-planar.CharEmbed.v1", "spacy-planar.CharEmbed.v2"):
         model["embed"] = model["embed"]["embed"]
+    model["@architectures"] = "spacy.Tok2Vec.v2"
+    for split in ("train", "dev"):
+        config["corpora"][split] = {"@readers": "spacy.Corpus.v1", "path": f"${{paths.{split}}}", "max_length": 0,
+                                    "gold_preproc": True, "limit": 0, "augmenter": None}
+    config["nlp"]["after_pipeline_creation"] = None
 
 
 @dataclass(frozen=True)
@@ -124,7 +138,7 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
     ``variant.tagging``, the taggers' partial (tagging.cfg: a morphologizer
     and a tagger sharing the tok2vec, after it in the pipeline). The systems
     of ``SPACY_OWN_TOK2VEC`` take the tok2vec without its character CNN
-    (``_without_chars``). ``taggers_first`` (with ``tagging``): the taggers
+    (``_spacys_own``). ``taggers_first`` (with ``tagging``): the taggers
     trained first, the parser reading their output (``_taggers_first``);
     ``transformer``: transformer.cfg's encoder for the tok2vec
     (``_with_transformer``). Variables are left as they are."""
@@ -136,10 +150,9 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
     for part in _parts(system, variant):
         config = config.merge(_read(PARTS / f"{part}.cfg"))
     if variant.tagging:
-        _with_taggers(config, base_path)
+        _with_taggers(config, base_path, raw_text=system not in SPACY_OWN_TOK2VEC)
     if system in SPACY_OWN_TOK2VEC:
-        _without_chars(config)
-        config["nlp"]["after_pipeline_creation"] = None  # spaCy's matrix products (blis), as spaCy writes it
+        _spacys_own(config)
     if variant.taggers_first:
         if not variant.tagging or "planar_parser" not in config["components"] or variant.transformer:
             raise UserError(Errors.E122.format(system=system))
@@ -151,26 +164,34 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
 
 def _parts(system: str, variant: Variant) -> List[str]:
     """The partial configs merged over base.cfg, in order."""
-    return ([name for name in (BUILDS_ON.get(system), system) if name] + (["tagging"] if variant.tagging else [])
-            + (["transformer"] if variant.transformer else []))
+    ud = (["tagging"] + (["raw_text"] if system not in SPACY_OWN_TOK2VEC else [])) if variant.tagging else []
+    return [name for name in (BUILDS_ON.get(system), system) if name] + ud + (["transformer"] if variant.transformer else [])
 
 
-def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant()) -> str:
+def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = "xx") -> str:
     """The text of the training config of ``system``: ``merged_config``
-    filled by spaCy's ``fill_config`` (every default written out). A
-    transformer config needs spacy-transformers (E123 without it)."""
+    filled by spaCy's ``fill_config`` (every default written out), for the
+    language ``lang`` (E132 for one spaCy does not know). A transformer
+    config needs spacy-transformers (E123 without it)."""
     from spacy.cli.init_config import fill_config
+    from spacy.util import get_lang_class
 
     if variant.transformer and importlib.util.find_spec("spacy_transformers") is None:
         raise UserError(Errors.E123)
+    try:
+        get_lang_class(lang)
+    except ImportError:
+        raise UserError(Errors.E132.format(lang=lang)) from None
     config = merged_config(system, base, variant)
+    config["nlp"]["lang"] = lang
     with tempfile.TemporaryDirectory() as tmp:
         merged, filled = Path(tmp) / "merged.cfg", Path(tmp) / "filled.cfg"
         config.to_disk(merged, interpolate=False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
     parts = " and ".join(f"spacy_planar/configs/{p}.cfg" for p in _parts(system, variant))
-    return (f"# spacy-planar init-config {system}{variant.flags()}: base.cfg and {parts}, every default written out"
+    flags = variant.flags() + (f" --lang {lang}" if lang != "xx" else "")
+    return (f"# spacy-planar init-config {system}{flags}: base.cfg and {parts}, every default written out"
             f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
 
 
@@ -185,6 +206,8 @@ def init_config(
                                "the parser (its own encoder) on their predictions (spacy-planar train runs both)"),
     transformer: bool = flag(False, "--transformer", help="A pretrained transformer (spacy-transformers; "
                              "--paths.transformer, XLM-RoBERTa base unless given) as the shared encoder"),
+    lang: str = typer.Option("xx", "--lang", "-l", help="The pipeline's language (its tokenizer for raw text, "
+                             "the vectors' language, the package's name); xx: multilingual"),
 ) -> None:
     """Write a training config: the shared base merged with one parser's partial.
 
@@ -193,7 +216,7 @@ def init_config(
     ``--tagging`` adds a morphologizer and a tagger for UD treebanks (words
     in; heads, labels, UPOS, FEATS and XPOS out)."""
     try:
-        text = config_text(system, base, Variant(tagging, taggers_first, transformer))
+        text = config_text(system, base, Variant(tagging, taggers_first, transformer), lang)
     except USER_ERRORS as e:
         fail(str(e))
     with atomic_output(output_path) as f:

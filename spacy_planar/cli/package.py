@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -46,7 +47,7 @@ def test_scores(model: str, test: Path) -> Dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "test.conllu"
         parse_file(nlp, test, out, progress=False)
-        scores = conll18_scores(test, out)
+        scores, _ = conll18_scores(test, out)
     return {f"ud_test_{k.lower()}": round(scores[k] / 100, 4) for k in names}
 
 
@@ -56,6 +57,22 @@ def bare_name(lang: str, name: str) -> str:
     in one place and keeps a name that starts with it in another, so the
     meta gets the bare name and the package is LANG_NAME either way."""
     return name[len(lang) + 1:] if name.startswith(f"{lang}_") and len(name) > len(lang) + 1 else name
+
+
+def check_name(name: str, version: str) -> None:
+    """A package name pip and Python accept (letters, digits, ``_``; not
+    starting with a digit) and a version as pip reads it (E134), checked
+    before anything is built or written."""
+    from packaging.version import InvalidVersion, Version
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise UserError(Errors.E134.format(what="--name", value=name, rule="letters, digits and _, not starting "
+                                           "with a digit"))
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise UserError(Errors.E134.format(what="--version", value=version, rule="a version pip reads, as "
+                                           "0.1.0")) from None
 
 
 def dependency_pins() -> List[str]:
@@ -117,6 +134,7 @@ def package_meta(model: Path, name: str, version: str, test: Optional[Path], lic
     return meta
 
 
+# Over 60 lines: a typer command, its options in its signature.
 @app.command()
 def package(
     model: Path = typer.Argument(..., help="A trained pipeline's folder (model-best)"),
@@ -141,10 +159,9 @@ def package(
     spacy-planar's own into OUTPUT_DIR/dist, so that ``pip install
     --no-index --find-links OUTPUT_DIR/dist LANG_NAME`` installs it where
     spaCy is installed and this repository is not, and ``spacy.load("LANG_NAME")``
-    loads it. (Over 60 lines: a typer command, its options in its signature.)"""
-    from spacy.cli.package import package as spacy_package
-
+    loads it."""
     try:
+        check_name(name, version)
         meta = package_meta(model, name, version, test, license_, source, description)
         root = source_root()
         if planar_wheel is None and root is None:
@@ -154,10 +171,33 @@ def package(
     except USER_ERRORS as e:
         fail(str(e))
     full_name = f"{meta['lang']}_{meta['name']}"
+    created = not output_dir.exists()
     output_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        wheel, planar = build_package(model, output_dir, meta, version, root, planar_wheel, isolation, dependencies)
+    except BaseException:
+        if created:  # a failure leaves nothing behind, not even the folder
+            shutil.rmtree(output_dir, ignore_errors=True)
+        raise
     dist = output_dir / "dist"
-    # built in a temporary folder beside the output and moved in once both wheels are there: a failure
-    # leaves nothing half-built
+    msg.good(f"Built {wheel.name} and {planar.name} in {dist}")
+    if test is not None:
+        perf = meta["performance"]
+        msg.info("Test (CoNLL 2018 scorer): " + ", ".join(
+            f"{k[8:].upper()} {perf[k] * 100:.2f}" for k in perf if k.startswith("ud_test_")))
+    msg.text(f"Install: pip install --no-index --find-links {dist} {full_name} (spaCy from your index "
+             f"unless installed: drop --no-index)")
+
+
+def build_package(model: Path, output_dir: Path, meta: Dict, version: str, root: Optional[Path],
+                  planar_wheel: Optional[Path], isolation: bool, dependencies: bool):
+    """``spacy package``'s folder and the two wheels (and the dependencies'),
+    built in a temporary folder beside the output and moved in once all are
+    there: a failure leaves nothing half-built. Returns the two wheels."""
+    from spacy.cli.package import package as spacy_package
+
+    full_name = f"{meta['lang']}_{meta['name']}"
+    dist = output_dir / "dist"
     with tempfile.TemporaryDirectory(dir=output_dir) as tmp:
         meta_path = Path(tmp) / "meta.json"
         meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
@@ -182,10 +222,4 @@ def package(
         dist.mkdir(exist_ok=True)
         for built_wheel in (Path(tmp) / "dist").iterdir():
             shutil.move(str(built_wheel), str(dist / built_wheel.name))
-    msg.good(f"Built {wheel.name} and {planar.name} in {dist}")
-    if test is not None:
-        perf = meta["performance"]
-        msg.info("Test (CoNLL 2018 scorer): " + ", ".join(
-            f"{k[8:].upper()} {perf[k] * 100:.2f}" for k in perf if k.startswith("ud_test_")))
-    msg.text(f"Install: pip install --no-index --find-links {dist} {full_name} (spaCy from your index "
-             f"unless installed: drop --no-index)")
+    return wheel, planar

@@ -4,21 +4,16 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import List
 
 import typer
 
-from ..conllu_io import Sentence, file_kind
-from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, input_docs, parse_corpus,
-                      parse_file, piped)
+from ..conllu_io import file_kind
+from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, parse_corpus,
+                      parse_file)
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ..pipelines import header_line, pipeline_id, pipeline_path
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
-
-
-def parse_sentences(nlp, sents: List[Sentence], batch_size: int = 1000) -> List:
-    return piped(nlp, input_docs(nlp, sents), batch_size)
 
 
 def is_conllu(path: Path) -> bool:
@@ -42,18 +37,21 @@ def parse(
                                     "HeadProb=P in MISC; parses with a beam"),
     beam: int = typer.Option(KBEST_BEAM, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
     keep_input_columns: bool = flag(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
-                                            "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, and its DEPS "
-                                            "and empty nodes (default: '_', as predicted by nothing)"),
+                                            "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, its DEPS, "
+                                            "MISC and empty nodes (default: '_', as predicted by nothing; MISC "
+                                            "only SpaceAfter=No)"),
 ) -> None:
     """Parse CoNLL-U or raw text with any pipeline (ours or spaCy's parser).
 
     CoNLL-U input keeps its words, with HEAD and DEPREL replaced, and UPOS,
     XPOS, LEMMA, FEATS where the pipeline predicts them, the other columns
-    '_' (--keep-input-columns: the input's); raw text is
+    '_' and MISC only SpaceAfter=No (--keep-input-columns: the input's); raw text is
     tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
 
     try:
+        if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
+            raise UserError(Errors.E133.format(path=output_path))
         if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
             raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
         if kbest > 1 or confidence:
@@ -149,8 +147,8 @@ def quiet_interrupt(report: CorpusReport, out_dir: Path):
     try:
         yield
     except KeyboardInterrupt:
-        typer.secho(f"\u2718 interrupted: {report.files} of {report.todo} files parsed into {out_dir} (each output "
-                    "there is complete); run the same command again to parse the rest", fg="red", err=True)
+        typer.secho(f"\u2718 interrupted: {report.complete()} of {report.todo} files parsed into {out_dir} (each "
+                    "output there is complete); run the same command again to parse the rest", fg="red", err=True)
         raise typer.Exit(130)
 
 

@@ -7,9 +7,9 @@ from typing import List, Optional
 import typer
 
 from ..conllu_io import HEAD_PROBS_KEY, atomic_output, check_input, head_prob, read_conllu, sentences_to_doc
-from ..pipelines import pipeline_path
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
+from ..pipelines import pipeline_path
 from ..render import html_page, sentence_svgs, stacked_svg
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 from .parse import is_conllu

@@ -15,12 +15,12 @@ from typing import Dict, List, Sequence
 import numpy as np
 import typer
 
-from ..conllu_io import read_conllu
 from ..beam import log_softmax
+from ..conllu_io import read_conllu
 from ..driver import batches, oracle_run
 from ..transforms import apply_transforms, restore
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
-from .parse import input_docs
+from ..corpus import given_sentences, input_docs
 
 
 def derivation_scores(parser, docs: Sequence, trees: Sequence) -> np.ndarray:
@@ -54,7 +54,7 @@ def search_errors(model_dir: Path, gold: Path, widths: Sequence[int]) -> List[Di
     name = next(n for n, p in nlp.pipeline if p.__class__.__name__ == "PlanarParser")
     parser = nlp.get_pipe(name)
     sents = [s for s in read_conllu(gold) if s.heads is not None]
-    docs = list(nlp.pipe(input_docs(nlp, sents), disable=[name]))
+    docs = list(given_sentences(nlp, input_docs(nlp, sents), disable=[name]))
     gold_trees = [(list(s.heads), list(s.deprels)) for s in sents]
     # scored as the model was trained (its tree transforms applied), compared in UD
     names = parser.cfg.get("tree_transforms") or []

@@ -11,7 +11,7 @@ import typer
 from ..conllu_io import read_conllu
 from ..errors import Errors
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
-from .parse import input_docs
+from ..corpus import given_sentences, input_docs
 
 
 class EndOfBuffer:
@@ -72,7 +72,7 @@ def stacks(
         fail(Errors.E082.format(model=model, pipes=", ".join(nlp.pipe_names)))
     observer = EndOfBuffer()
     name, parser = pipes[0]
-    docs = list(nlp.pipe(input_docs(nlp, sents), disable=[name]))
+    docs = list(given_sentences(nlp, input_docs(nlp, sents), disable=[name]))
     parser.predict(docs, observer=observer)  # one batch: a unit's offset names it
     res = observer.summary()
     if as_json:

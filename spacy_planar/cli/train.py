@@ -37,6 +37,7 @@ def train(
         paths = raw_text_paths(config_path, overrides)
         check_vectors(paths["vectors"])
         check_charlm(paths["charlm"])
+        overrides.update(language_of(config_path, overrides, paths["vectors"]))
     except USER_ERRORS as e:
         fail(str(e))
     setup_gpu(gpu_id)
@@ -100,6 +101,27 @@ def check_vectors(path: Optional[str]) -> None:
         raise UserError(Errors.E111.format(path=path)) from None
     if not has_vectors(vocab):
         raise UserError(Errors.E111.format(path=path))
+
+
+def language_of(config_path: Path, overrides: Dict, vectors: Optional[str]) -> Dict[str, str]:
+    """The pipeline's language, set once: where the config leaves it
+    multilingual ("xx", the shipped configs' default, not overridden) and
+    the vectors are of a language, the pipeline takes theirs (an override
+    of ``nlp.lang``, said in one line); a pipeline and vectors of two
+    languages are a one-line error (E131), not spaCy's E150 traceback."""
+    import srsly
+    from spacy.util import load_config
+
+    if not vectors or not (Path(vectors) / "meta.json").is_file():
+        return {}
+    theirs = srsly.read_json(Path(vectors) / "meta.json").get("lang") or "xx"
+    ours = overrides.get("nlp.lang", load_config(config_path, interpolate=False)["nlp"].get("lang") or "xx")
+    if theirs == ours:
+        return {}
+    if ours != "xx" or "nlp.lang" in overrides:
+        raise UserError(Errors.E131.format(path=vectors, vectors=theirs, pipeline=ours))
+    msg.info(f"nlp.lang = {theirs}: the language of the vectors at {vectors} (--nlp.lang sets another)")
+    return {"nlp.lang": theirs}
 
 
 def check_charlm(path: Optional[str]) -> None:

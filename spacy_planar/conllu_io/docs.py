@@ -23,6 +23,11 @@ PARSES_KEY = "spacy_planar_parses"
 HEAD_PROBS_KEY = "spacy_planar_head_probs"
 
 
+# the multiword tokens of a Doc made from raw text ([first word, last word, surface form], the
+# ``multiword_tokens`` component's), which the writer writes as range lines
+MWT_KEY = "spacy_planar_mwt"
+
+
 # and per token the log-probability of the move that gave it its head in the best derivation
 # (what ``spacy-planar calibrate`` fits on, with the parses)
 MOVE_LOGP_KEY = "spacy_planar_move_logp"

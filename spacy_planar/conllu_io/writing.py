@@ -12,7 +12,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 
 from ..doc_trees import OUTSIDE, ud_tree
 from ..errors import Errors, UserError
-from .docs import HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY
+from .docs import HEAD_PROBS_KEY, MWT_KEY, PARSES_KEY, USER_DATA_KEY
 from .kbest_blocks import alternative_comments, with_misc
 
 
@@ -67,7 +67,7 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1, kbest: int = 
         if stored is not None:
             comments = list(stored["comments"])
         else:
-            comments = [f"# sent_id = {first_sent_id + k}", f"# text = {doc[start:end].text.strip()}"]
+            comments = [f"# sent_id = {first_sent_id + k}", f"# text = {surface_text(doc, start, end)}"]
         tree = None
         if parsed:
             tree = ud_tree(doc, start, end)
@@ -113,12 +113,14 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         kept = [i for i, space in enumerate(spaces) if not space or i == 0]
         probs = [probs[i] for i in kept] if probs is not None else None
         tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads, labels)
+    if stored is None:  # raw text: the multiword tokens the multiword_tokens component made
+        ranges = raw_ranges(doc, tokens)
     out.extend(empty.get(0, []))
     for i, token in enumerate(tokens):
         if i in ranges:
             first, last, cols = ranges[i]
             cols = list(cols)
-            cols[9] = _with_space_after(cols[9], bool(doc[start + int(last)].whitespace_))
+            cols[9] = _with_space_after(cols[9], bool(tokens[int(last)].whitespace_))
             out.append("\t".join(cols))
             inside_until = int(last)
         if heads is not None:
@@ -141,6 +143,38 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         out.extend(empty.get(i + 1, []))
     out.append("")
     return out
+
+
+def raw_ranges(doc, tokens) -> Dict[int, Tuple[int, int, List[str]]]:
+    """A raw-text sentence's multiword tokens (``MWT_KEY``), as the range
+    lines a treebank's Doc keeps: first word -> (first, last, columns), by
+    the words' places among ``tokens`` (the sentence's, whitespace left out)."""
+    found = doc.user_data.get(MWT_KEY)
+    if not found:
+        return {}
+    place = {token.i: k for k, token in enumerate(tokens)}
+    out = {}
+    for first, last, surface in found:
+        if first in place and last in place:
+            a, b = place[first], place[last]
+            out[a] = (a, b, [f"{a + 1}-{b + 1}", surface] + ["_"] * 8)
+    return out
+
+
+def surface_text(doc, start: int, end: int) -> str:
+    """A raw-text sentence's text as it was written: each multiword token's
+    surface form in place of its words."""
+    ranges = {first: (last, surface) for first, last, surface in doc.user_data.get(MWT_KEY) or []}
+    parts, i = [], start
+    while i < end:
+        if i in ranges and ranges[i][0] < end:
+            last, surface = ranges[i]
+            parts.append(surface + doc[last].whitespace_)
+            i = last + 1
+        else:
+            parts.append(doc[i].text_with_ws)
+            i += 1
+    return "".join(parts).strip()
 
 
 def ud_feats(morph: str) -> str:

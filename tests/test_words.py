@@ -1,0 +1,154 @@
+"""Raw text in, the treebank's tokens, words and sentences out: the training
+reader's runs of sentences (spacy_planar/readers.py), the tok2vec that encodes
+each sentence apart (model/tok2vec.py), the multiword_tokens component
+(component/words.py) and the CoNLL-U it writes."""
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+from spacy.training import Example
+
+from conftest import first_docs, treebank
+from spacy_planar.component.words import MultiwordTokens, split_words
+from spacy_planar.conllu_io import MWT_KEY, USER_DATA_KEY, conllu_to_docs, doc_to_conllu, read_conllu
+from spacy_planar.readers import WORDS_GIVEN, create_corpus
+
+
+def test_the_reader_gives_runs_of_gold_sentences(tmp_path):
+    """spacy-planar.Corpus.v1: runs of 3 consecutive sentences, their gold
+    words, heads and sentence starts (on the predicted Doc too), their
+    CoNLL-U lines; the predicted Doc marked as given words."""
+    nlp = spacy.blank("xx")
+    docs = first_docs(treebank("got_proiel"), nlp.vocab, 7)
+    path = tmp_path / "c.spacy"
+    DocBin(store_user_data=True, docs=docs).to_disk(path)
+    examples = list(create_corpus(path, sentences=3)(nlp))
+    assert [len(list(eg.reference.sents)) for eg in examples] == [3, 3, 1]
+    joined = [t for eg in examples for t in eg.reference]
+    assert [t.text for t in joined] == [t.text for d in docs for t in d]
+    k = 0
+    for eg in examples:
+        x, y = eg.predicted, eg.reference
+        assert x.user_data[WORDS_GIVEN] and [t.text for t in x] == [t.text for t in y]
+        assert [t.is_sent_start for t in x] == [t.is_sent_start for t in y]
+        for sent in y.sents:  # each gold tree as it was
+            gold = docs[k]
+            assert [t.head.i - sent.start for t in sent] == [t.head.i for t in gold]
+            assert [t.dep_ for t in sent] == [t.dep_ for t in gold]
+            k += 1
+        assert len(y.user_data[USER_DATA_KEY]["sents"]) == len(list(y.sents))
+    assert [len(list(eg.reference.sents)) for eg in create_corpus(path, sentences=3, limit=4)(nlp)] == [3, 1]
+    with pytest.raises(ValueError):
+        create_corpus(path, sentences=0)
+
+
+def test_the_tok2vec_encodes_each_sentence_apart():
+    """spacy-planar.Tok2Vec.v1: a Doc of two sentences gets, word for word,
+    the vectors of each sentence as a Doc of its own (the BiLSTM reads
+    across no sentence start), and its gradients reach the embedding."""
+    from spacy_planar.model.bilstm import build_bilstm_encoder
+    from spacy_planar.model.tok2vec import build_tok2vec
+
+    embed = spacy.registry.architectures.get("spacy.MultiHashEmbed.v2")(
+        width=16, attrs=["NORM", "SHAPE"], rows=[500, 100], include_static_vectors=False)
+    model = build_tok2vec(embed, build_bilstm_encoder(16, depth=1, cnn_depth=1, dropout=0.0))
+    vocab = spacy.blank("xx").vocab
+    a, b = ["jah", "qaþ", "imma", "."], ["ik", "im", "wigs", "."]
+    both = Doc(vocab, words=a + b, sent_starts=[True, False, False, False] * 2)
+    model.initialize([both])
+    (together,) = model.predict([both])
+    apart = model.predict([Doc(vocab, words=a), Doc(vocab, words=b)])
+    np.testing.assert_allclose(together, np.concatenate(apart), atol=1e-5)
+    (unsplit,) = model.predict([Doc(vocab, words=a + b)])
+    assert np.abs(unsplit[:4] - together[:4]).max() > 1e-4  # one sentence: the BiLSTM reads on
+    Ys, backprop = model([both], is_train=True)
+    backprop([np.ones_like(Y) for Y in Ys])
+    assert any(np.abs(n.get_grad(p)).sum() > 0 for n in embed.walk() for p in n.param_names if n.has_grad(p))
+
+
+def _treebank_example(nlp, conllu: str) -> Example:
+    doc = next(conllu_to_docs_from_text(nlp, conllu))
+    return Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc)
+
+
+def conllu_to_docs_from_text(nlp, text: str):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.conllu"
+        path.write_text(text, encoding="utf-8")
+        yield from list(conllu_to_docs(path, nlp.vocab))
+
+
+def sentence(text: str, tokens) -> str:
+    """A CoNLL-U sentence of ``tokens`` (a surface form, or (surface, [words])),
+    each word attached to the first."""
+    lines, n = [f"# text = {text}"], 0
+    for tok in tokens:
+        surface, words = (tok, [tok]) if isinstance(tok, str) else tok
+        if len(words) > 1:
+            lines.append(f"{n + 1}-{n + len(words)}\t{surface}" + "\t_" * 8)
+        for w in words:
+            n += 1
+            lines.append(f"{n}\t{w}\t_\tX\t_\t_\t{0 if n == 1 else 1}\t{'root' if n == 1 else 'dep'}\t_\t_")
+    return "\n".join(lines) + "\n\n"
+
+
+LATIN = [
+    sentence("populusque venit mecum.", [("populusque", ["populus", "que"]), "venit", ("mecum", ["cum", "me"]), "."]),
+    sentence("senatusque et atque mecum.", [("senatusque", ["senatus", "que"]), "et", "atque", ("mecum", ["cum", "me"]), "."]),
+    sentence("filiusque quoque venit.", [("filiusque", ["filius", "que"]), "quoque", "venit", "."]),
+    sentence("bene ratione.", ["bene", "ratione", "."]),
+]
+
+
+@pytest.fixture
+def latin_component():
+    nlp = spacy.blank("la")
+    examples = [_treebank_example(nlp, s) for s in LATIN]
+    component = MultiwordTokens(nlp)
+    component.initialize(lambda: examples, nlp=nlp)
+    return nlp, component
+
+
+def test_multiword_tokens_learns_the_treebanks_tokens_and_words(latin_component):
+    """From four Latin sentences: spaCy's Latin tokenizer's "me" "cum" is
+    one token (as the treebank writes it) of two words, "cum" "me"; -que is
+    an enclitic (three distinct tokens split by it, none kept whole), so an
+    unseen "matremque" is split, but "atque" and "quoque" (kept whole in
+    training) are not; -ne, never split, is not an enclitic."""
+    nlp, component = latin_component
+    tables = component.tables
+    assert ["me", "cum"] in tables["merges"] and tables["lexicon"]["mecum"] == ["cum", "me"]
+    assert tables["suffixes"] == ["que"] and {"atque", "quoque"} <= set(tables["whole"])
+    doc = component(nlp("Matremque atque quoque mecum bene vidit."))
+    assert [t.text for t in doc] == ["Matrem", "que", "atque", "quoque", "cum", "me", "bene", "vidit", "."]
+    assert doc.user_data[MWT_KEY] == [[0, 1, "Matremque"], [4, 5, "mecum"]]
+    given = Doc(nlp.vocab, words=["mecum", "populusque"])
+    given.user_data[WORDS_GIVEN] = True
+    assert component(given) is given  # the words of CoNLL-U input stay as they are
+    assert split_words("Nobiscum", {"nobiscum": ["cum", "nobis"]}, (), set()) == ["Cum", "nobis"]
+
+
+def test_raw_text_with_multiword_tokens_is_written_as_ud(latin_component, tmp_path):
+    """The Doc the component makes, as CoNLL-U: range lines with the
+    surface form, the words under them, ``# text`` as the text was written,
+    SpaceAfter on the range line; it reads back as a treebank does; the
+    component's tables survive to_disk / from_disk."""
+    nlp, component = latin_component
+    text = "Matremque vidit mecum."
+    doc = component(nlp(text))
+    for t in doc:
+        t.head = doc[0]
+        t.dep_ = "root" if t.i == 0 else "dep"
+    out = tmp_path / "out.conllu"
+    out.write_text(doc_to_conllu(doc), encoding="utf-8")
+    (sent,) = read_conllu(out)
+    assert sent.text == text and sent.forms == ["Matrem", "que", "vidit", "cum", "me", "."]
+    assert [(a, b, c[1]) for a, b, c in sent.ranges] == [(0, 1, "Matremque"), (3, 4, "mecum")]
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert "4-5\tmecum\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No" in lines
+    component.to_disk(tmp_path / "mwt")
+    again = MultiwordTokens(nlp).from_disk(tmp_path / "mwt")
+    assert again.tables == component.tables and [t.text for t in again(nlp(text))] == [t.text for t in doc]
