@@ -18,7 +18,7 @@ from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
-from .errors import Errors, unexpected
+from .errors import Errors, UserError, unexpected
 from .oracles import Oracle
 from .systems.base import TransitionSystem, Tree
 from .systems.state import INT, States
@@ -49,7 +49,9 @@ class Beam:
         self.system = system
         self.st = st
         self.offsets = offsets
-        self.width = max(int(width), 1)
+        if int(width) < 1:
+            raise UserError(Errors.E062.format(name=system.name, width=width, density=density))
+        self.width = int(width)
         self.log_density = np.log(density) if density > 0 else -np.inf
         self.merge = merge
         self.sent = np.arange(st.B)  # each row's sentence
@@ -161,7 +163,9 @@ class GoldBeam:
 
     def __init__(self, system: TransitionSystem, st: States, oracle: Oracle, offsets: np.ndarray, width: int):
         self.system, self.st, self.oracle, self.offsets = system, st, oracle, offsets
-        self.width = max(int(width), 1)
+        if int(width) < 1:
+            raise UserError(Errors.E062.format(name=system.name, width=width, density=0.0))
+        self.width = int(width)
         B = st.B
         self.sent = np.arange(B)  # per row: its sentence, total score, last node, whether on the gold path
         self.total = np.zeros(B)

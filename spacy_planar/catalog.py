@@ -22,7 +22,8 @@ from typing import Callable, Dict, Sequence, Tuple
 
 from spacy.util import registry
 
-from .errors import Errors, UserError
+from .defaults import ROOT_LABEL
+from .errors import Errors, UnexpectedError, UserError
 from .oracles import ArcEagerOracle, Oracle, PlanarOracle, SwapOracle, TopDownOracle, TwoPlanarOracle
 from .pseudoproj import check_encoding
 from .systems import ArcEager, Planar, Swap, TopDown, TransitionSystem, Tree, TwoPlanar
@@ -94,6 +95,11 @@ class SystemSpec:
         return bool(self.system.reads_tags)
 
     @property
+    def oracles(self) -> Tuple[str, ...]:
+        """The oracles its variants choose between (swap's eager and lazy: ``--oracle``), or none."""
+        return tuple(options["oracle"] for _, options in self.variants if "oracle" in options)
+
+    @property
     def encoded(self) -> bool:
         """Whether it parses through the pseudo-projective encodings (``--encoding``)."""
         from .systems.base import PseudoProjective
@@ -128,7 +134,7 @@ def spec_of(name: str) -> SystemSpec:
     raise UserError(Errors.E070.format(name=name, options=", ".join(SYSTEMS)))
 
 
-def make_system(name: str, labels: Sequence[str], root_label: str = "root", **options) -> TransitionSystem:
+def make_system(name: str, labels: Sequence[str], root_label: str = ROOT_LABEL, **options) -> TransitionSystem:
     """A transition system by name (``SPECS``) with its options (arc_eager
     and top_down: ``encoding``; swap: ``oracle``), the others as the
     registered function's defaults (``configure``) say; what training
@@ -140,7 +146,7 @@ def make_system(name: str, labels: Sequence[str], root_label: str = "root", **op
     return configured(labels, root_label, **{k: v for k, v in options.items() if k not in takes})
 
 
-def system_for_trees(name: str, trees: Sequence[Tree], root_label: str = "root", **options) -> TransitionSystem:
+def system_for_trees(name: str, trees: Sequence[Tree], root_label: str = ROOT_LABEL, **options) -> TransitionSystem:
     """A system whose labels are those of ``trees`` as the oracle will see them
     (arc_eager: with the pseudo-projective decorations, every one of them)."""
     probe = make_system(name, [], root_label, **options)
@@ -152,7 +158,7 @@ def make_oracle(system: TransitionSystem, st: States, trees: Sequence) -> Oracle
     """The oracle of ``system`` over the batch ``st`` of the gold ``trees``
     (prepared and labelled as ids: ``system.label_tree(system.prepare_tree(...))``)."""
     if type(system) not in _BY_CLASS:
-        raise TypeError(Errors.E075.format(system=type(system).__name__))
+        raise UnexpectedError(Errors.E075.format(system=type(system).__name__))
     return _BY_CLASS[type(system)].oracle(system, st, trees)
 
 

@@ -13,9 +13,9 @@ when complete, nothing it left half-done is mistaken for a result.
 
 A real cluster: start ``dask scheduler`` on one machine and ``dask worker
 tcp://HOST:8786 --nworkers N --nthreads 1`` on each machine (or a SLURM job
-array through ``dask-jobqueue``'s ``SLURMCluster``; docs/cluster.md), with spacy-planar installed and the model and the folders on a
-shared file system, then ``spacy-planar parse-corpus MODEL IN OUT --scheduler
-tcp://HOST:8786``.
+array through ``dask-jobqueue``'s ``SLURMCluster``; docs/cluster.md), with
+spacy-planar installed and the model and the folders on a shared file system,
+then ``spacy-planar parse-corpus MODEL IN OUT --scheduler tcp://HOST:8786``.
 """
 from __future__ import annotations
 

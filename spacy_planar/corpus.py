@@ -32,6 +32,7 @@ import numpy as np
 from .conllu_io import (HEAD_PROBS_KEY, PARSES_KEY, USER_DATA_KEY, Sentence, atomic_output, check_input,
                         doc_to_conllu, docs_to_conllu, file_kind, read_conllu, read_docbin, read_utf8,
                         sentences_to_doc)
+from .defaults import BATCH_SIZE
 from .doc_trees import set_trees, ud_tree
 from .errors import ConlluError, Errors, UserError
 from .progress import progress_bar
@@ -92,7 +93,7 @@ def sentence_starts(doc) -> Optional[List[bool]]:
 SENTENCE_SPLITTERS = ("senter", "sentencizer")  # factories that set sentences
 
 
-def given_sentences(nlp, docs: Iterable, batch_size: int = 1000, disable: Sequence[str] = ()) -> Iterator:
+def given_sentences(nlp, docs: Iterable, batch_size: int = BATCH_SIZE, disable: Sequence[str] = ()) -> Iterator:
     """``nlp.pipe`` over Docs that are one sentence each (a treebank's):
     the pipeline's sentence splitters are not run on them."""
     splitters = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in SENTENCE_SPLITTERS]
@@ -149,7 +150,7 @@ def read_text(path: Path) -> List[str]:
 CHUNK = 2000
 
 
-def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = 1000,
+def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = BATCH_SIZE,
                progress: bool = True, kbest: int = 1, confidence: bool = False,
                keep_input_columns: bool = False, header: str = "") -> FileReport:
     """Parse one file with ``nlp`` and write its CoNLL-U atomically, as it
@@ -192,7 +193,8 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                     f.write(text)
         else:
             if kind == "docbin":  # its words and sentences
-                parsed = given_sentences(nlp, (words_doc(nlp.vocab, [t.text for t in d], [bool(t.whitespace_) for t in d],
+                parsed = given_sentences(nlp, (words_doc(nlp.vocab, [t.text for t in d],
+                                                         [bool(t.whitespace_) for t in d],
                                                          sentence_starts(d)) for d in read_docbin(input_path)),
                                          batch_size)
             else:
@@ -328,7 +330,7 @@ class ParseOptions:
     each output's first line (the pipeline that wrote it); ``skip_invalid``:
     a bad input is reported and skipped instead of stopping the run."""
     sentencizer: bool = False
-    batch_size: int = 1000
+    batch_size: int = BATCH_SIZE
     header: str = ""
     skip_invalid: bool = False
 

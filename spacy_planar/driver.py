@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .beam import Beam, BeamRun, GoldBeam
-from .errors import Errors, debugging, unexpected
+from .errors import Errors, UnexpectedError, debugging, unexpected
 from .catalog import make_oracle
 from .oracles import Oracle
 from .systems.base import TransitionSystem, Tree
@@ -40,7 +40,7 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
     ``offsets``: each row's first token among the batch's tokens (features);
     ``keep_trees``: return the output tree of every row (else Nones),
     decoded into the treebank's terms unless ``decode`` is False;
-    ``bounded``: raise RuntimeError if a state outlives ``system.max_steps``;
+    ``bounded``: raise UnexpectedError if a state outlives ``system.max_steps``;
     ``observer(system, states, actions (-1: none), offsets)``: called after
     each step (diagnostics: ``spacy-planar stacks``)."""
     rows = np.arange(st.B)  # the original row of each state
@@ -72,7 +72,7 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
         if observer is not None:
             observer(system, st, np.where(done, -1, actions), offsets)
         if bound is not None and (st.steps > bound).any():
-            raise RuntimeError(Errors.E072.format(system=system.name))
+            raise UnexpectedError(Errors.E072.format(system=system.name))
 
 
 # --- the static oracle --------------------------------------------------------------
@@ -80,7 +80,8 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
 @dataclass
 class OracleRun:
     """What ``oracle_run`` found: per step, (original rows, feature tokens,
-    label features, actions, valid moves [rows, 7], ``system.step_record``)
+    label features, actions, valid moves [rows, the system's moves: N_MOVES, and top-down's PRED],
+    ``system.step_record``)
     of the live states (with ``with_features``); the tree each row ends in, as ``prepare_tree``
     gives trees (not decoded); the moves made."""
 
@@ -92,7 +93,7 @@ class OracleRun:
 def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: bool = False,
                keep_trees: bool = True, finish: bool = False) -> OracleRun:
     """Run the static oracle over a batch of prepared gold trees (raises
-    RuntimeError if it chooses an invalid move or a state outlives its bound;
+    UnexpectedError if it chooses an invalid move or a state outlives its bound;
     ``finish``: under the single-root rule)."""
     st = system.init_states([len(h) for h, _ in trees], finish=finish)
     oracle = make_oracle(system, st, [system.label_tree(t) for t in trees])
@@ -108,7 +109,7 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
         moves_ok = system.valid_moves(st)[here]  # validity does not depend on the label
         bad = here[~moves_ok[np.arange(len(here)), moves[here]]]
         if len(bad):
-            raise RuntimeError(Errors.E073.format(system=system.name, move=names[moves[bad[0]]],
+            raise UnexpectedError(Errors.E073.format(system=system.name, move=names[moves[bad[0]]],
                                                    row=rows[bad[0]]))
         if with_features:
             feats, labs = system.get_features(st)
@@ -193,25 +194,30 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
 
 def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
                beam_width: int, *, density: float, merge: bool, finish: bool = False,
-               tags: Optional[Sequence[Sequence[str]]] = None, finals: Optional[List] = None) -> List[Tree]:
+               tags: Optional[Sequence[Sequence[str]]] = None, finals: Optional[List] = None,
+               lost: Optional[List[int]] = None) -> List[Tree]:
     """Parse with beam search (``beam.Beam``: ``beam_width`` states per
     sentence, ``density``, ``merge``; with ``beam_width`` 1 this is
     ``greedy_parse``); ``density`` and ``merge`` have no default here: the
     component passes its settings (the factory's defaults). ``finals``: a list that gets, per sentence, every
     final state of its beam as (total log-probability, tree, per word the
-    log-probability of the move that gave it its head), best first."""
+    log-probability of the move that gave it its head), best first.
+    ``lost``: a list that gets the sentences that fell out of their beam
+    (never expected: reported, E093) and were parsed greedily instead."""
     st = system.init_states(lengths, finish=finish, tags=tags)
     beam = Beam(system, st, offsets, beam_width, density=density, merge=merge, keep_all=finals is not None)
     while not beam.done:
         beam.advance(score)
-    lost = [k for k, tree in enumerate(beam.trees) if tree is None]
-    if lost:  # a beam always has a move
-        unexpected(Errors.E093.format(system=system.name, count=len(lost), sentences=len(lengths)))
-        lost_tags = [tags[k] for k in lost] if tags is not None else None
-        for k, tree in zip(lost, greedy_parse(system, score, [lengths[k] for k in lost], offsets[lost], finish,
-                                              tags=lost_tags)):
+    fell_out = [k for k, tree in enumerate(beam.trees) if tree is None]
+    if fell_out:  # a beam always has a move
+        unexpected(Errors.E093.format(system=system.name, count=len(fell_out), sentences=len(lengths)))
+        lost_tags = [tags[k] for k in fell_out] if tags is not None else None
+        for k, tree in zip(fell_out, greedy_parse(system, score, [lengths[k] for k in fell_out], offsets[fell_out],
+                                                  finish, tags=lost_tags)):
             beam.trees[k] = tree
             beam.kbest[k] = [(0.0, tree, [0.0] * len(tree[0]))]
+        if lost is not None:
+            lost.extend(fell_out)
     if finals is not None:
         finals.extend(beam.kbest)
     return beam.trees

@@ -196,6 +196,12 @@ def isotonic(x: np.ndarray, y: np.ndarray, points: int = 64) -> Tuple[List[float
 CONFIDENCE = "marginal x move x sqrt(sentence's moves)"
 
 
+def uncalibrated() -> dict:
+    """The calibration of a parser not calibrated: temperature 1, no map (the
+    confidences as they are); what ``spacy-planar calibrate`` replaces."""
+    return {"temperature": 1.0, "x": [], "y": []}
+
+
 def calibrated(scores: np.ndarray, calibration: Optional[dict]) -> np.ndarray:
     """Arc confidences (``arc_confidence``) through a fitted map
     (``fit_calibration``); as they are without one. A map fitted to another
@@ -224,7 +230,7 @@ def fit_calibration(sentences: Sequence[Held],
     confidences at T = 1, unmapped), "ece" (mapped, on these sentences)}."""
     sentences = [s for s in sentences if s[0]]
     if not sentences:
-        return {"temperature": 1.0, "x": [], "y": [], "ece_raw": None, "ece": None}
+        return {**uncalibrated(), "ece_raw": None, "ece": None}
     best: Optional[dict] = None
     for t in temperatures:
         x, y = _scores_and_truth(sentences, t)

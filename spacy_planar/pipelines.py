@@ -55,7 +55,8 @@ def pipeline_id(path: Union[str, Path]) -> str:
         with open(file, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
-    return f"{meta.get('lang', 'xx')}_{meta.get('name', 'pipeline')}-{meta.get('version', '0.0.0')} (sha1 {digest.hexdigest()[:12]})"
+    name = f"{meta.get('lang', 'xx')}_{meta.get('name', 'pipeline')}-{meta.get('version', '0.0.0')}"
+    return f"{name} (sha1 {digest.hexdigest()[:12]})"
 
 
 def header_line(pipeline: str) -> str:

@@ -29,14 +29,14 @@ import unicodedata
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from .conllu_io import check_input
+from .conllu_io import check_input, is_word_line
+from .defaults import BATCH_SIZE
 from .errors import Errors, UserError
 
 EXCLUDE_N = 5  # words in a run shared with held-out text that drop a line
 _OPENERS = {".xz": lzma.open, ".lzma": lzma.open, ".gz": gzip.open, ".bz2": bz2.open}
 _LEADING_MARKS = re.compile(r"(?<!\S)([\u0300-\u036f]+)(\w)")
 _WORD = re.compile(r"\w+")
-_WORD_ID = re.compile(r"\d+(-\d+|\.\d+)?\t")
 
 
 def nfc(text: str) -> str:
@@ -97,7 +97,7 @@ def file_lines(path: Path) -> Iterator[str]:
         if conllu is None:
             if not line.strip() or line.startswith("#"):
                 continue
-            conllu = _is_word_line(line)
+            conllu = is_word_line(line)
         if not conllu:
             yield line
         elif not line.strip():
@@ -114,15 +114,12 @@ def file_lines(path: Path) -> Iterator[str]:
         yield " ".join(forms)
 
 
-def _is_word_line(line: str) -> bool:
-    return "\t" in line and _WORD_ID.match(line) is not None
-
-
 def is_conllu(path: Path) -> bool:
-    """Whether the first line of content of ``path`` is a CoNLL-U word line."""
+    """Whether ``path`` (plain or compressed) holds CoNLL-U, by the rule
+    ``conllu_io.file_kind`` applies to its first line of content."""
     for _, line in _text_lines(path):
         if line.strip() and not line.startswith("#"):
-            return _is_word_line(line)
+            return is_word_line(line)
     return False
 
 
@@ -179,7 +176,7 @@ class Corpus:
         lines = self._lines(path)
         if self.tokenizer is None or is_conllu(path):
             return (line.split() for line in lines)
-        return ([t.text for t in doc if not t.is_space] for doc in self.tokenizer.pipe(lines, batch_size=1000))
+        return ([t.text for t in doc if not t.is_space] for doc in self.tokenizer.pipe(lines, batch_size=BATCH_SIZE))
 
     def __iter__(self) -> Iterator[str]:
         """Each kept line as space-separated words."""

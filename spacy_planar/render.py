@@ -172,7 +172,8 @@ def line_chart(series: Dict[str, Sequence[Tuple[float, float]]], x_label: str, y
         x, y = x_max * k / 5, y_max * k / 5
         out.append(f'<text x="{px(x):.1f}" y="{py(0) + 16}" text-anchor="middle">{x:.0f}</text>')
         out.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:.1f}</text>')
-    out.append(f'<text x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle">{escape(x_label)}</text>')
+    out.append(f'<text x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle">'
+               f'{escape(x_label)}</text>')
     out.append(f'<text x="14" y="{(top + height - bottom) / 2}" text-anchor="middle" '
                f'transform="rotate(-90 14 {(top + height - bottom) / 2})">{escape(y_label)}</text>')
     for n, (name, pts) in enumerate(series.items()):

@@ -50,7 +50,7 @@ transform to the first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
 from .trees import Tree, tree_error
 
@@ -405,19 +405,20 @@ def invert_transforms(names: Sequence[str], heads: Sequence[int], labels: Sequen
     return h, [clean_label(x) for x in l]
 
 
-def inverted_or_none(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Optional[Tree]:
-    """``invert_transforms`` on a parser's output, or None where the inverse
-    would not leave a tree (the output may hold what no transform makes)."""
+def restored(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Tuple[Tree, bool]:
+    """A parser's output brought back through the inverse transforms, and
+    whether they left a tree: where they would not (the output may hold
+    what no transform makes), the output as parsed, its labels cleaned
+    (the parser counts and reports each: ``parsing.output_trees``)."""
     h, l = invert_transforms(names, heads, labels)
-    return None if tree_error(h) is not None else (h, l)
+    if tree_error(h) is None:
+        return (h, l), True
+    return (list(heads), [clean_label(x) for x in labels]), False
 
 
 def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Tree:
-    """``inverted_or_none``, or where the inverse would not leave a tree the
-    output as parsed, its labels cleaned (the parser counts and reports
-    that: ``parsing.output_trees``)."""
-    tree = inverted_or_none(names, heads, labels)
-    return tree if tree is not None else (list(heads), [clean_label(x) for x in labels])
+    """``restored``'s tree alone (an evaluation that compares trees)."""
+    return restored(names, heads, labels)[0]
 
 
 def clean_label(label: str) -> str:

@@ -24,6 +24,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
+from .defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
 from .errors import Errors
 
 # a tree of one sentence: (heads, labels) over its words 1..n, HEAD 0 for the root (CoNLL-U's numbering)
@@ -369,8 +370,8 @@ def projective_order(heads: Heads) -> np.ndarray:
     return order
 
 
-def one_root(heads: Sequence[int], labels: Sequence[str], root_label: str = "root",
-             extra_root_label: str = "dep") -> Tuple[List[int], List[str]]:
+def one_root(heads: Sequence[int], labels: Sequence[str], root_label: str = ROOT_LABEL,
+             extra_root_label: str = EXTRA_ROOT_LABEL) -> Tuple[List[int], List[str]]:
     """The tree with one root labelled ``root_label``: every root but the one
     of the largest tree (the first on ties) is attached to that one with
     ``extra_root_label``.

@@ -157,10 +157,10 @@ def constrain_moves(st, valid):
         unshifted = b0 >= 0 and bool(st.unshifted[b, b0])
         remaining = st.stack[b, a, :st.sp[b, a]].tolist() + ([b0] if bp else [])
 
-        def tree_stays():  # a word of s0's tree next to it once s0 is reduced
+        def tree_stays(b=b, s0=s0, remaining=remaining):  # a word of s0's tree next to it once s0 is reduced
             return any(st.comp[b, w] == st.comp[b, s0] for w in remaining if w != s0)
 
-        def root_gone(w):  # w's tree is the one whose root has left the stack and β
+        def root_gone(w, b=b, remaining=remaining):  # w's tree is the one whose root has left the stack and β
             return int(st.comp[b, w]) not in remaining
 
         if s0 >= 0 and bp and st.heads[b, s0] < 0:
@@ -190,7 +190,7 @@ def constrain_moves(st, valid):
         if st.stack.shape[1] == 2:
             top = _top(st, b, 1 - a)
 
-            def reaches(s):  # a word outside b0's tree on stack s
+            def reaches(s, b=b, b0=b0):  # a word outside b0's tree on stack s
                 return any(st.comp[b, w] != st.comp[b, b0] for w in st.stack[b, s, :st.sp[b, s]].tolist())
 
             if unshifted:
@@ -465,7 +465,8 @@ def link_costs(system, st, gold, look_across=True):
         planes_now = []
         for d in (d1, d2):
             uu = u[pb, d]
-            bits = np.where(u_in_beta[pb, d], 3, on_active[pb, uu] * (1 << active[pb]) + on_other[pb, uu] * (1 << (1 - active[pb])))
+            stacked = on_active[pb, uu] * (1 << active[pb]) + on_other[pb, uu] * (1 << (1 - active[pb]))
+            bits = np.where(u_in_beta[pb, d], 3, stacked)
             planes_now.append((pending[pb, d], bits, uu))
 
         def conflicts(links) -> np.ndarray:

@@ -150,7 +150,8 @@ def exhaustive_trees(name, labels, lengths, finish):
     scores of seed 7), searched once for both beams (merging or not)."""
     system = make_system(name, list(labels))
     score = feature_scorer(system, sum(lengths), 7)
-    return [exhaustive_best(system, score, n, int(offset), finish)[1] for n, offset in zip(lengths, offsets_of(lengths))]
+    return [exhaustive_best(system, score, n, int(offset), finish)[1] for n, offset in zip(lengths,
+                                                                                           offsets_of(lengths))]
 
 
 @pytest.mark.parametrize("name,labels,lengths", EXHAUSTIVE)

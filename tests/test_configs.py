@@ -28,7 +28,8 @@ def small_corpus(tmp_path_factory):
 
 
 # each shipped config: the `spacy-planar init-config` arguments that write it
-SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_spacy_parser": ["spacy_parser", "--tagging"],
+SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_accurate": ["arc_eager", "--tagging", "--accurate"],
+           "ud_spacy_parser": ["spacy_parser", "--tagging"],
            "ud_trf": ["arc_eager", "--tagging", "--transformer"],
            "ud_taggers_first": ["arc_eager", "--tagging", "--taggers-first"]}
 # the configs with a pretrained transformer: filled and trained where spacy-transformers is installed
@@ -43,14 +44,14 @@ def _needs_spacy_transformers(config: Path) -> None:
 
 def test_the_shipped_configs():
     assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "spacy_beam_parser", "spacy_parser", "spacy_parser_cnn",
-                                         "spacy_parser_small", "swap", "top_down", "two_planar", "ud",
+                                         "spacy_parser_small", "swap", "top_down", "two_planar", "ud", "ud_accurate",
                                          "ud_spacy_parser", "ud_taggers_first", "ud_trf"]
 
 
 def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
     """configs/spacy_parser_cnn.cfg's parser and tok2vec are those of `spacy
     init config --pipeline parser` (hidden 128, maxout 3): what users have
-    today. configs/spacy_parser.cfg has the same parser with base.cfg's
+    today. configs/spacy_parser.cfg has the same parser with base.partial.cfg's
     tok2vec (the character CNN around spaCy's embedding, the encoder of our
     parsers), and so has the UD pipeline's comparison the taggers of
     `--pipeline tagger,morphologizer,parser`."""
@@ -80,14 +81,14 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
         else:  # spaCy's own embedding, inside the character CNN
             assert embed["@architectures"] == "spacy-planar.CharEmbed.v2"
             assert embed["embed"] == theirs["tok2vec"]["model"]["embed"]
-        # the UD pipeline's: spaCy's components, and ours for raw text in front of them (raw_text.cfg)
+        # the UD pipeline's: spaCy's components, and ours for raw text in front of them (raw_text.partial.cfg)
         assert set(mine) == set(theirs) | (set(RAW_TEXT) if ours.startswith("ud_") else set())
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
     """configs/X.cfg is what `spacy-planar init-config X` writes (the shared
-    base with X's partial): edit spacy_planar/configs/, then rerun it."""
+    base with X's partial): edit spacy_planar/partials/, then rerun it."""
     from typer.testing import CliRunner
 
     from spacy_planar.cli import app
@@ -106,8 +107,8 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     from spacy_planar.cli import app
     from spacy_planar.cli.init_config import PARTS
 
-    base = tmp_path / "base.cfg"
-    base.write_text((PARTS / "base.cfg").read_text(encoding="utf-8").replace("dropout = 0.1", "dropout = 0.3"),
+    base = tmp_path / "base.partial.cfg"
+    base.write_text((PARTS / "base.partial.cfg").read_text(encoding="utf-8").replace("dropout = 0.1", "dropout = 0.3"),
                     encoding="utf-8")
     r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "swap.cfg"), "--base", str(base)])
     assert r.exit_code == 0, r.output
@@ -117,7 +118,7 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     r = CliRunner().invoke(app, ["init-config", "nope", str(tmp_path / "x.cfg")])
     assert r.exit_code == 1 and "unknown system 'nope'" in r.output
     # --tagging puts the taggers right after the tok2vec, however the base writes its list
-    text = (PARTS / "base.cfg").read_text(encoding="utf-8")
+    text = (PARTS / "base.partial.cfg").read_text(encoding="utf-8")
     spaced = text.replace('pipeline = ["tok2vec","planar_parser"]', 'pipeline = ["tok2vec", "planar_parser"]')
     assert spaced != text
     base.write_text(spaced, encoding="utf-8")
@@ -157,7 +158,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert doc.has_annotation("DEP") and {t.dep_ for t in doc} <= set(parser.labels) | {"ROOT", "root", "dep"}
     if "spacy_" in config.stem:  # spaCy's parsers: the rest is ours
         return
-    if config.stem == "ud":  # the taggers' output too
+    if config.stem in ("ud", "ud_accurate"):  # the taggers' output too
         tagged = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
         assert tagged.has_annotation("POS") and tagged.has_annotation("TAG") and tagged.has_annotation("MORPH")
     # raw text in, valid UD out: one sentence per line, one root labelled root (a barely
@@ -173,7 +174,8 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text), str(tmp_path / "p.conllu")])
     assert r.exit_code == 0, r.output
     sents = list(read_conllu(tmp_path / "p.conllu"))
-    assert [s.text for s in sents] == ["jah qaþ imma .", "unte swa galaubida guþ þamma fairhwau , swaswe sunu seinana ."]
+    assert [s.text for s in sents] == ["jah qaþ imma .",
+                                       "unte swa galaubida guþ þamma fairhwau , swaswe sunu seinana ."]
     for s in sents:
         assert s.heads.count(0) == 1 and s.deprels[s.heads.index(0)] == "root"
     # the UD validator, level 2: the UD pipeline's output passes; a parser alone fails on its UPOS '_' only,
@@ -181,7 +183,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     from spacy_planar.official import validate
 
     passed, report = validate(tmp_path / "p.conllu", level=2)
-    if config.stem == "ud":
+    if config.stem in ("ud", "ud_accurate"):
         assert passed, report
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
@@ -192,7 +194,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert r.exit_code == 0, r.output
     assert "HeadProb=" in (tmp_path / "k.conllu").read_text(encoding="utf-8")
     passed, report = validate(tmp_path / "k.conllu", level=2)
-    if config.stem == "ud":
+    if config.stem in ("ud", "ud_accurate"):
         assert passed, report
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
@@ -201,7 +203,8 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
                                  str(tmp_path / "d.conllu")])
     assert r.exit_code == 0, r.output
     from spacy_planar.conllu_io import read_docbin
-    assert [s.forms for s in read_conllu(tmp_path / "d.conllu")] == [[t.text for t in d] for d in read_docbin(small_corpus)]
+    assert ([s.forms for s in read_conllu(tmp_path / "d.conllu")]
+            == [[t.text for t in d] for d in read_docbin(small_corpus)])
     if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others '_'
         from spacy_planar.conllu_io import ud_feats
 
@@ -300,7 +303,8 @@ def test_train_records_its_own_time(swap_model):
 def test_parse_writes_the_inputs_lines_with_the_predicted_heads(swap_model, swap_parsed):
     _, gold, _ = swap_model
     first, rest = swap_parsed.read_text(encoding="utf-8").split("\n", 1)
-    assert first.startswith("# pipeline = xx_pipeline-0.0.0 (sha1 ")  # the pipeline that wrote it, then the input's lines
+    # the pipeline that wrote it, then the input's lines
+    assert first.startswith("# pipeline = xx_pipeline-0.0.0 (sha1 ")
     for g, s in zip(gold.read_text(encoding="utf-8").split("\n"), rest.split("\n")):
         gc, sc = g.split("\t"), s.split("\t")
         if len(gc) == 10:
@@ -352,7 +356,7 @@ def test_compare_runs_anchors_lengths_labels_and_touched_words(swap_model):
     assert next(line for line in r2.output.splitlines() if line.startswith("| again |")).endswith(" +0.00 (1.000) |")
     assert runs[1] == row.split(" | ")[1] + " ± 0.00" and runs[2] == row.split(" | ")[2] + " ± 0.00"
     # by length: the gold arcs of each bin add up to the words, the row has a UAS / LAS per bin
-    lengths = [line for line in r.output.splitlines() if line.startswith("| gold arcs |") or line.startswith("| swap |")]
+    lengths = [line for line in r.output.splitlines() if line.startswith(("| gold arcs |", "| swap |"))]
     n_arcs = [int(c.replace(",", "")) for c in lengths[0].strip("| ").split(" | ")[1:]]
     assert sum(n_arcs) == sum(1 for line in gold.read_text(encoding="utf-8").split("\n")
                               if line.split("\t")[0].isdigit())
@@ -486,7 +490,7 @@ def test_project_takes_every_setting_from_the_configs():
 
 def test_add_pipe_is_the_shipped_default_system():
     """``nlp.add_pipe("planar_parser")`` is configs/arc_eager.cfg's parser:
-    every setting and the model's, the tok2vec apart (its own there, base.cfg's
+    every setting and the model's, the tok2vec apart (its own there, base.partial.cfg's
     encoder without static vectors or character model; a listener of the shared one in the config)."""
     from thinc.api import Config
     nlp = spacy.blank("xx")
@@ -560,7 +564,8 @@ def test_project_takes_any_ud_treebank_by_variables():
     urls = sorted(a["url"] for a in config["assets"])
     assert urls == [f"https://raw.githubusercontent.com/UniversalDependencies/UD_Latin-ITTB/master/la_ittb-ud-{s}.conllu"
                     for s in ("dev", "test", "train")]
-    assert sorted(a["dest"] for a in config["assets"]) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test", "train")]
+    assert sorted(a["dest"] for a in config["assets"]) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test",
+                                                                                                     "train")]
 
 
 def test_the_raw_text_workflow_runs_from_variables(tmp_path):

@@ -67,7 +67,8 @@ def test_doc_from_raw_text_is_written():
     nlp = spacy.blank("en")
     doc = nlp("Hello, world. It works")
     text = doc_to_conllu(doc)
-    assert text.startswith("# sent_id = 1\n# text = Hello, world. It works\n1\tHello\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n")
+    assert text.startswith("# sent_id = 1\n# text = Hello, world. It works\n"
+                           "1\tHello\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n")
     doc = nlp("A b")
     doc[0].head, doc[1].dep_ = doc[1], "det"
     doc[1].dep_ = "ROOT"
@@ -134,7 +135,8 @@ def test_no_root(tmp_path):
         list(read_conllu(write(tmp_path, text)))
     assert "E008" in str(e.value) or "E009" in str(e.value)
     with pytest.raises(ConlluError, match="E009"):
-        list(read_conllu(write(tmp_path, "1\ta\t_\t_\t_\t_\t2\tx\t_\t_\n2\tb\t_\t_\t_\t_\t1\tx\t_\t_\n\n1\tc\t_\t_\t_\t_\t1\tx\t_\t_\n")))
+        list(read_conllu(write(tmp_path,
+                               "1\ta\t_\t_\t_\t_\t2\tx\t_\t_\n2\tb\t_\t_\t_\t_\t1\tx\t_\t_\n\n1\tc\t_\t_\t_\t_\t1\tx\t_\t_\n")))
 
 
 def test_bad_encoding(tmp_path):

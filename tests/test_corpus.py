@@ -259,7 +259,8 @@ def test_outputs_name_their_pipeline_and_another_one_is_refused(model, corpus, t
     r = parse_corpus(model, corpus, tmp_path / "out")
     assert r.exit_code == 0, r.output
     first = {rel: data.split(b"\n", 1)[0] for rel, data in files(tmp_path / "out").items()}
-    assert len(set(first.values())) == 1 and next(iter(first.values())).startswith(b"# pipeline = xx_pipeline-0.0.0 (sha1 ")
+    assert len(set(first.values())) == 1
+    assert next(iter(first.values())).startswith(b"# pipeline = xx_pipeline-0.0.0 (sha1 ")
     other = small_parser(tmp_path / "other", 20, epochs=1)
     before = files(tmp_path / "out")
     r = parse_corpus(other, corpus, tmp_path / "out")

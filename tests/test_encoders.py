@@ -45,7 +45,7 @@ def test_char_cnn_reads_each_word_alone_and_its_characters_in_order():
 
 
 def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
-    """base.cfg's embedding, in every shipped config but spacy_parser_cnn,
+    """base.partial.cfg's embedding, in every shipped config but spacy_parser_cnn,
     is CharEmbed.v2 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
     own, as `spacy init config` writes it) has, and its static vectors are `${paths.vectors}`; its encoder the BiLSTM
     where spacy_parser_cnn has spaCy's CNN; a model built from it runs."""
@@ -59,7 +59,8 @@ def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
         return Config().from_disk(configs / f"{name}.cfg", interpolate=False)["components"]["tok2vec"]["model"]["embed"]
 
     def encode(name):
-        return Config().from_disk(configs / f"{name}.cfg", interpolate=False)["components"]["tok2vec"]["model"]["encode"]
+        return Config().from_disk(configs / f"{name}.cfg",
+                                  interpolate=False)["components"]["tok2vec"]["model"]["encode"]
 
     own = embed("spacy_parser_cnn")
     assert own["@architectures"] == "spacy.MultiHashEmbed.v2"
@@ -71,7 +72,7 @@ def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
         assert wrapped["static_vectors"] == "${paths.vectors}", name
         assert encode(name)["@architectures"] == "spacy-planar.BiLSTMEncoder.v1", name
     nlp = spacy.blank("xx")
-    nlp.add_pipe("planar_parser")  # the factory's own tok2vec: base.cfg's
+    nlp.add_pipe("planar_parser")  # the factory's own tok2vec: base.partial.cfg's
     nlp.initialize()
     doc = nlp(Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
     assert sum(t.head == t for t in doc) == 1
@@ -113,7 +114,7 @@ def test_bilstm_encoder_reads_the_whole_sentence_and_each_doc_alone():
 
 
 def test_bilstm_encoder_is_registered_and_builds_from_a_config():
-    """The architecture as a config names it: base.cfg's tok2vec with
+    """The architecture as a config names it: base.partial.cfg's tok2vec with
     BiLSTMEncoder.v1 as its encode, in a pipeline with our parser."""
     from thinc.api import Config
 
@@ -267,7 +268,8 @@ def test_a_pipeline_with_the_bilstm_trains_and_parses_on_these_ops(ops):
             gold = [sentence(int(n)) for n in rng.integers(3, 9, size=60)]
             examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in gold]
             sgd = nlp.initialize(lambda: examples)
-            assert type(nlp.get_pipe("planar_parser").model.ops).__name__ == {"numpy": "NumpyOps", "cupy": "CupyOps"}[ops]
+            assert type(nlp.get_pipe("planar_parser").model.ops).__name__ == {"numpy": "NumpyOps",
+                                                                              "cupy": "CupyOps"}[ops]
             for _ in range(15):
                 for i in range(0, len(examples), 8):
                     nlp.update(examples[i:i + 8], sgd=sgd)

@@ -18,7 +18,8 @@ from conftest import sample, small_parser, treebank
 from spacy_planar.cli import app
 from spacy_planar.conllu_io import read_conllu
 from spacy_planar.errors import UserError
-from spacy_planar.kbest import (arc_confidence, arc_probabilities, at_temperature, calibration, distinct_parses, fit_calibration,
+from spacy_planar.kbest import (arc_confidence, arc_probabilities, at_temperature, calibration, distinct_parses,
+                                fit_calibration,
                                 isotonic)
 from spacy_planar.official import validate
 from spacy_planar.render import reliability_svg
@@ -238,6 +239,7 @@ def test_compare_reports_the_kbest_oracle_and_render_shades_a_parse(model, tmp_p
     assert (ece, brier) == pytest.approx((cal["ECE"], cal["Brier"]), abs=2e-3)
     assert auroc == pytest.approx(cal["AUROC"], abs=1e-2)
     assert found == pytest.approx(100 * cal["errors_in_least_20pc"], abs=0.5)
-    r = CliRunner().invoke(app, ["render", str(model), str(tmp_path / "t.svg"), "--text", "jah qaþ du im", "--confidence"])
+    r = CliRunner().invoke(app, ["render", str(model), str(tmp_path / "t.svg"), "--text", "jah qaþ du im",
+                                 "--confidence"])
     assert r.exit_code == 0, r.output
     assert len(re.findall(r'data-prob="[0-9.]+"', (tmp_path / "t.svg").read_text(encoding="utf-8"))) == 4

@@ -27,7 +27,8 @@ def spacy_alone(folder: Path) -> Path:
     folder.mkdir()
     for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
         name = entry.name.lower()
-        if name.startswith(("spacy_planar", "__editable__", "spacy-planar", *OWN_DEPENDENCIES)) or name.endswith(".pth"):
+        if name.startswith(("spacy_planar", "__editable__", "spacy-planar",
+                            *OWN_DEPENDENCIES)) or name.endswith(".pth"):
             continue
         (folder / entry.name).symlink_to(entry)
     return folder

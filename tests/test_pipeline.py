@@ -210,7 +210,8 @@ def test_labels_apart_parts(trained):
         move, _, label = action.partition("-ARC-") if "-ARC-" in action else (action, "", "")
         if label:
             plain = label.split(LIFT_MARK)[0].rstrip(PATH_MARK)
-            assert got == {move + "-ARC", f"label {plain}"} | ({f"mark {label[len(plain):]}"} if label != plain else set())
+            assert got == {move + "-ARC",
+                           f"label {plain}"} | ({f"mark {label[len(plain):]}"} if label != plain else set())
         else:
             assert got == {move}
     assert any(n.startswith("mark") for n in names)  # Gothic has lifted arcs
@@ -309,8 +310,10 @@ def test_misaligned_examples_are_skipped_not_fatal(gothic):
     glued = Doc(nlp.vocab, words=[d[0].text + d[1].text] + [t.text for t in d[2:]])
     bad = Example(glued, d)
     sgd = nlp.initialize(lambda: good)
-    nlp.update(good[:5] + [bad], sgd=sgd)
-    assert sum(parser.skipped.values()) >= 1
+    with pytest.warns(UserWarning, match=r"\[E099\] planar_parser: 1 training examples of this update were left "
+                                         r"out: 1 tokenisation differs from the gold one"):
+        nlp.update(good[:5] + [bad], sgd=sgd)
+    assert parser.skipped == {"tokenisation differs from the gold one": 1}
 
 
 def test_labels_for_spacy_init_labels(trained):
@@ -579,7 +582,8 @@ def test_a_gold_head_outside_the_predicted_sentence_is_reported(gothic, monkeypa
     good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
     sgd = nlp.initialize(lambda: good)
     d = next(doc for doc in train_docs[:30] if len(doc) >= 8 and any((t.i < 4) != (t.head.i < 4) for t in doc))
-    predicted = Doc(nlp.vocab, words=[t.text for t in d], sent_starts=[True] + [False] * 3 + [True] + [False] * (len(d) - 5))
+    predicted = Doc(nlp.vocab, words=[t.text for t in d],
+                    sent_starts=[True] + [False] * 3 + [True] + [False] * (len(d) - 5))
     crossing = sum(1 for t in d if (t.i < 4) != (t.head.i < 4))
     assert crossing > 0
     with pytest.raises(UnexpectedError, match="E095"):

@@ -15,7 +15,8 @@ from spacy_planar.catalog import SYSTEMS, make_system, system_for_trees
 from spacy_planar.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
 
-VARIANTS = [("arc_eager", {}), ("planar", {}), ("two_planar", {}), ("swap", {"oracle": "eager"}), ("swap", {"oracle": "lazy"})]
+VARIANTS = [("arc_eager", {}), ("planar", {}), ("two_planar", {}), ("swap", {"oracle": "eager"}), ("swap",
+                                                                                                   {"oracle": "lazy"})]
 # with the systems that have a static oracle only (no exploration)
 STATIC_VARIANTS = VARIANTS + [("top_down", {})]
 
@@ -148,12 +149,13 @@ def test_top_down_takes_exactly_3n_steps(treebank_name):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1), st.sampled_from(sorted(SYSTEMS)))
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(sorted(SYSTEMS)))
 def test_random_valid_actions_give_promised_trees(lengths, seed, name):
     system = make_system(name, ["a", "b"])
     states, steps = random_run(system, lengths, np.random.default_rng(seed))  # raises past the bound
     assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
-    for heads, labels in states.trees(system.root_id):
+    for heads, _ in states.trees(system.root_id):
         assert tree_error(heads) is None
         assert PROMISE[name](heads)
 
@@ -169,7 +171,7 @@ def test_tree_constraint_keeps_the_promise_and_ends_in_one_tree(lengths, seed, n
     system = make_system(name, ["a", "b"])
     states, steps = random_run(system, lengths, np.random.default_rng(seed), finish=True)
     assert all(s <= system.max_steps(n) for s, n in zip(steps, lengths))
-    for b, (heads, labels) in enumerate(states.trees(system.root_id)):
+    for b, (heads, _) in enumerate(states.trees(system.root_id)):
         assert tree_error(heads) is None
         assert PROMISE[name](heads) or name == "two_planar"
         # bookkeeping: the roots are the words gone headless and those left on the stacks
@@ -376,7 +378,8 @@ def _random_tree(rng, n):
     return heads, [str(rng.choice(["nsubj", "obj", "obl"])) if h else "root" for h in heads]
 
 
-@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 7, 0.97), ("two_planar", 6, 0.97), ("swap", 6, 0.97)])
+@pytest.mark.parametrize("name,max_words,exact_share", [("planar", 7, 0.97), ("two_planar", 6, 0.97), ("swap", 6,
+                                                                                                       0.97)])
 def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share):
     """The move costs of planar, 2-planar and swap (``costs``), in random
     reachable configurations of random small trees, against the true cost

@@ -138,7 +138,7 @@ def test_arc_scorer_gradients():
     for name in ("root", "none", "w", "Edh", "Wq", "dist_i", "Wh", "Ws", "bc"):
         value = model.get_param(name).copy()
 
-        def with_param(A):
+        def with_param(A, name=name, value=value):
             model.set_param(name, A.astype("float32"))
             out = loss(X, H)[0]
             model.set_param(name, value)

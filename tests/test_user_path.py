@@ -49,6 +49,45 @@ def test_readme_quickstart_runs_as_written(tmp_path):
     assert "<html" in (tmp_path / "tree.html").read_text(encoding="utf-8")
 
 
+def test_readme_raw_text_recipe_runs_as_written_for_latin(tmp_path):
+    """README's raw-text recipe for a Latin pipeline with vectors, as a user
+    copies it, on 60 la_ittb training sentences, 15 dev and 15 test, and a
+    text of some 60,000 characters; the changes: a smaller vectors table
+    (20,000 rows, 1 epoch) and 6 training steps, and the pip line left out
+    (this environment has floret). The pipeline is Latin, it reads
+    paragraphs (one a line) into sentences with one root each, and the
+    evaluation names Sentences F1."""
+    import lzma
+
+    for split, n in (("train", 60), ("dev", 15), ("test", 15)):
+        sample(treebank("la_ittb", split), tmp_path / f"{split}.conllu", n)
+    texts = [s.text for s in read_conllu(treebank("la_ittb", "dev"))][15:]
+    (tmp_path / "latin_texts").mkdir()
+    with lzma.open(tmp_path / "latin_texts" / "a.txt.xz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(texts) + "\n")
+    test = [s.text for s in read_conllu(tmp_path / "test.conllu")]
+    (tmp_path / "paragraphs.txt").write_text(" ".join(test[:8]) + "\n" + " ".join(test[8:]) + "\n", encoding="utf-8")
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    for line in readme_block("Your own text: raw text in, UD out", "bash").strip().splitlines():
+        command = line.split("  #")[0].strip()
+        if command.startswith("pip install"):
+            continue
+        if command.startswith("spacy-planar vectors"):
+            command += " --bucket 20000 --epochs 1 --min-count 1"
+        if command.startswith("spacy-planar train"):
+            command += " --training.max_steps 6 --training.eval_frequency 3"
+        res = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
+    nlp = spacy.load(tmp_path / "model" / "model-best")
+    assert nlp.lang == "la" and nlp.vocab.vectors.mode == "floret"
+    assert {"senter", "trainable_lemmatizer", "multiword_tokens"} <= set(nlp.pipe_names)
+    sents = list(read_conllu(tmp_path / "parsed.conllu"))
+    assert all(s.heads.count(0) == 1 for s in sents) and "".join(s.text for s in sents).replace(" ", "") == \
+        "".join(test).replace(" ", "")
+    assert "Sentences (CoNLL 2018)" in res.stdout
+
+
 BAD_INPUTS = {
     "a directory": lambda tmp: str(tmp),
     "an empty file": lambda tmp: (tmp / "empty.conllu").write_text("") and None or str(tmp / "empty.conllu"),
@@ -160,7 +199,8 @@ def test_render_of_several_sentences_is_one_svg_document(tmp_path):
                        ([str(tmp_path / "empty.txt"), str(out)], "E119"), ([str(model), str(out)], "E085"),
                        ([str(model), str(out), "--text", " "], "E120")):
         r = CliRunner().invoke(app, ["render", *args])
-        assert r.exit_code == 1 and f"[{code}]" in r.output and len(r.output.strip().splitlines()) == 1, (args, r.output)
+        assert r.exit_code == 1 and f"[{code}]" in r.output and len(r.output.strip().splitlines()) == 1, (args,
+                                                                                                          r.output)
 
 
 def test_inputs_are_told_apart_by_content(tmp_path):
@@ -202,7 +242,8 @@ def _training_output(tmp: Path) -> str:
 @pytest.mark.parametrize("command", [
     ["parse", "{model}", "{text}", "{out}/o.conllu"], ["parse", "{model}", "{text}", "{out}/o.conllu", "--kbest", "2"],
     ["parse-corpus", "{model}", "{folder}", "{out}/parsed"], ["render", "{model}", "{out}/t.svg", "--text", "a b"],
-    ["render", "{model}", "{out}/t.svg", "--text", "a b", "--confidence"], ["calibrate", "{model}", "{gold}", "{out}/c"],
+    ["render", "{model}", "{out}/t.svg", "--text", "a b", "--confidence"], ["calibrate", "{model}", "{gold}",
+                                                                            "{out}/c"],
     ["stacks", "{model}", "{gold}"], ["package", "{model}", "{out}/packages", "--name", "x"],
 ])
 @pytest.mark.parametrize("kind", sorted(NOT_PIPELINES))
@@ -245,7 +286,8 @@ def test_an_installed_package_name_loads_with_kbest(tmp_path, monkeypatch):
 
     srsly.write_json(pkg / "meta.json", meta)
     (pkg / "__init__.py").write_text("from spacy.util import load_model_from_init_py\n"
-                                     "def load(**overrides):\n    return load_model_from_init_py(__file__, **overrides)\n")
+                                     "def load(**overrides):\n"
+                                     "    return load_model_from_init_py(__file__, **overrides)\n")
     monkeypatch.setattr(spacy.util, "is_package", lambda name: name == "xx_fake_planar")
     monkeypatch.setattr(spacy.util, "get_package_path", lambda name: pkg)
     assert pipeline_path("xx_fake_planar") == data
@@ -298,7 +340,9 @@ def test_evaluate_scores_tokens_words_and_sentences_of_raw_text(tmp_path):
     assert r.exit_code == 0, r.output
     official = json.loads(r.output)["official"]
     # the same tokens (100: not shown); words c . d of the gold's five, of the system's four; no sentence alike
-    assert "Tokens" not in official and official["Words"] == pytest.approx(100 * 2 * (3 / 4) * (3 / 5) / (3 / 4 + 3 / 5))
+    precision, recall = 3 / 4, 3 / 5
+    assert "Tokens" not in official
+    assert official["Words"] == pytest.approx(100 * 2 * precision * recall / (precision + recall))
     assert official["Sentences"] == 0.0
     r = CliRunner().invoke(app, ["evaluate", str(gold), str(system)])
     assert "Words (CoNLL 2018)" in r.output and "Sentences (CoNLL 2018)" in r.output

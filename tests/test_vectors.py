@@ -206,7 +206,8 @@ def test_the_shipped_configs_pretrain_and_load_the_pretrained_tok2vec(tmp_path, 
     corpus = tmp_path / "train.spacy"
     assert runner.invoke(app, ["convert", str(dev), str(corpus)]).exit_code == 0
     cfg = load_config(config, overrides={"paths.train": str(corpus), "paths.dev": str(corpus),
-                                         "paths.vectors": str(vectors_dir), "paths.init_tok2vec": str(out / "model-last.bin")})
+                                         "paths.vectors": str(vectors_dir),
+                                         "paths.init_tok2vec": str(out / "model-last.bin")})
     nlp = init_nlp(cfg)
     assert nlp.get_pipe("tok2vec").model.to_bytes() == weights
 

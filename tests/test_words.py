@@ -97,7 +97,8 @@ def sentence(text: str, tokens) -> str:
 
 LATIN = [
     sentence("populusque venit mecum.", [("populusque", ["populus", "que"]), "venit", ("mecum", ["cum", "me"]), "."]),
-    sentence("senatusque et atque mecum.", [("senatusque", ["senatus", "que"]), "et", "atque", ("mecum", ["cum", "me"]), "."]),
+    sentence("senatusque et atque mecum.", [("senatusque", ["senatus", "que"]), "et", "atque", ("mecum", ["cum", "me"]),
+                                            "."]),
     sentence("filiusque quoque venit.", [("filiusque", ["filius", "que"]), "quoque", "venit", "."]),
     sentence("bene ratione.", ["bene", "ratione", "."]),
 ]

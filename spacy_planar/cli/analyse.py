@@ -20,6 +20,8 @@ from ..transforms import TRANSFORMS
 from ..trees import analyse
 from ._app import USER_ERRORS, app, fail, flag, msg, trees_of
 
+TRANSFORM_HELP = "A tree transform (repeat for several; 'all'): " + "|".join(TRANSFORMS)
+
 
 def stats_of(path: Path) -> Dict:
     """Table 1 of Gómez-Rodríguez & Nivre (2010) for one file (counts)."""
@@ -80,8 +82,8 @@ def transform_check_cmd(
     encoding: str = typer.Option(ENCODING, "--encoding", "-e", help="|".join(ENCODINGS)),
     as_json: bool = flag(False, "--json"),
     failures: int = typer.Option(0, "--failures", help="Show up to N arcs not restored"),
-    transforms: List[str] = typer.Option([], "--transform", "-t",
-                                         help="A tree transform (repeat for several; 'all'): " + "|".join(TRANSFORMS)),
+    transforms: List[str] = typer.Option(None, "--transform", "-t",
+                                         help=TRANSFORM_HELP),
 ) -> None:
     """Transform a treebank and back, and count what comes back.
 
@@ -165,13 +167,13 @@ def oracle(
         encoded = spec.encoded
         trees = list(trees_of(path))
         start = time.perf_counter()
-        options = {"swap": {"oracle": oracle_name}}.get(system, {"encoding": encoding} if encoded else {})
+        options = {"oracle": oracle_name} if spec.oracles else {"encoding": encoding} if encoded else {}
         ts = system_for_trees(system, trees, **options)
         res = oracle_check(ts, trees)
         res["seconds"] = time.perf_counter() - start
     except USER_ERRORS as e:
         fail(str(e))
-    res = {"file": str(path), "system": system, **({"oracle": oracle_name} if system == "swap" else {}),
+    res = {"file": str(path), "system": system, **({"oracle": oracle_name} if spec.oracles else {}),
            **({"encoding": encoding} if encoded else {}), **res}
     if as_json:
         print(json.dumps(res, indent=2))
@@ -179,4 +181,4 @@ def oracle(
     rows = [("trees", res["trees"]), ("reproduced", res["reproduced"]), ("not covered", res["not_covered"])]
     rows += [(f"{k} transitions", v) for k, v in res["transitions"].items()]
     rows.append(("seconds", f"{res['seconds']:.2f}"))
-    msg.table(rows, title=f"{path}: {system}" + (f" ({oracle_name} oracle)" if system == "swap" else ""))
+    msg.table(rows, title=f"{path}: {system}" + (f" ({oracle_name} oracle)" if spec.oracles else ""))

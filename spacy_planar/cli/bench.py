@@ -16,6 +16,7 @@ import typer
 
 from ..conllu_io import read_conllu
 from ..corpus import given_sentences, input_docs
+from ..defaults import BATCH_SIZE
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, beam_options, bench_app, fail, flag, load_pipeline, msg, trees_of
 from .analyse import stats_of
@@ -115,8 +116,8 @@ def bench_oracle(
     rows = {}
     for spec in SPECS:
         for variant, kw in spec.variants:
-            def run() -> int:
-                oracle_check(system_for_trees(spec.name, trees, **kw), trees)
+            def run(name: str = spec.name, kw: dict = kw) -> int:
+                oracle_check(system_for_trees(name, trees, **kw), trees)
                 return words
             rows[spec.name + (f" ({variant})" if variant else "")] = timed(run, repeats)
     report(rows, as_json, f"oracle {path}")
@@ -143,7 +144,7 @@ def bench_speed(
     data: Path = typer.Argument(..., help="Gold-tokenised CoNLL-U to parse"),
     models: List[str] = typer.Argument(..., help="NAME=PIPELINE_DIR pairs; the first is the baseline"),
     repeats: int = typer.Option(5, "--repeats", "-r"),
-    batch_size: int = typer.Option(1000, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
+    batch_size: int = typer.Option(BATCH_SIZE, "--batch-size", "-b", help="nlp.pipe batch size (spaCy's default)"),
     busy: int = typer.Option(0, "--busy", help="Keep this many other processes busy while timing (a busy machine)"),
     beams: List[str] = typer.Option([], "--beam", help=BEAM_HELP),
     as_json: bool = flag(False, "--json"),
@@ -170,7 +171,7 @@ def bench_speed(
     except USER_ERRORS as e:
         fail(str(e))
     seconds: Dict[str, List[float]] = {name: [] for name, _ in pipes}
-    for name, nlp in pipes:  # warm up
+    for _, nlp in pipes:  # warm up
         list(given_sentences(nlp, input_docs(nlp, sents[:200]), batch_size))
     stop = multiprocessing.Event()
     spinners = [multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
@@ -237,7 +238,7 @@ def bench_lengths(
         msg.good(f"Wrote {svg}")
 
 
-def _time_parse(nlp, docs, batch_size: int = 1000) -> float:
+def _time_parse(nlp, docs, batch_size: int = BATCH_SIZE) -> float:
     """Seconds to parse ``docs`` with ``nlp.pipe`` (spaCy's default batch size)."""
     t = time.perf_counter()
     for _doc in given_sentences(nlp, docs, batch_size):

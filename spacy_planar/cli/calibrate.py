@@ -11,7 +11,7 @@ from ..component.pipe import PlanarParser
 from ..conllu_io import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
 from ..corpus import given_sentences, input_docs
 from ..errors import Errors, UserError
-from ..kbest import KBEST_BEAM
+from ..kbest import KBEST_BEAM, uncalibrated
 from ._app import USER_ERRORS, app, fail, load_pipeline, msg
 
 
@@ -20,7 +20,8 @@ def calibrate(
     model: Path = typer.Argument(..., help="A trained pipeline with a planar_parser"),
     dev: Path = typer.Argument(..., help="Held-out gold CoNLL-U (the dev split; never the test split)"),
     output: Path = typer.Argument(..., help="Where the calibrated pipeline goes (may be MODEL itself)"),
-    beam: int = typer.Option(KBEST_BEAM, "--beam", help="The beam whose marginals are calibrated (parse with the same)"),
+    beam: int = typer.Option(KBEST_BEAM, "--beam",
+                             help="The beam whose marginals are calibrated (parse with the same)"),
 ) -> None:
     """Fit the arc probabilities (``Token._.head_prob``, ``parse
     --confidence``) of every planar_parser of a pipeline on dev: its words
@@ -45,7 +46,7 @@ def calibrate(
         fail(str(e))
     ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser) and pipe.cfg.get("n_best")]
     for name in ours:
-        nlp.get_pipe(name).cfg["calibration"] = {"temperature": 1.0, "x": [], "y": []}
+        nlp.get_pipe(name).cfg["calibration"] = uncalibrated()
     docs = list(given_sentences(nlp, input_docs(nlp, sents)))
     fitted = {}
     for name in ours:

@@ -11,17 +11,18 @@ import typer
 
 from ..component.pipe import PlanarParser
 from ..conllu_io import atomic_output, read_conllu
+from ..corpus import given_sentences, input_docs
+from ..defaults import BATCH_SIZE
 from ..doc_trees import ud_tree
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ..metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from ..transforms import apply_transforms, check_transforms
 from ._app import USER_ERRORS, app, beam_options, fail, flag, load_pipeline, planar_parsers, setting_options
-from ..corpus import given_sentences, input_docs
 from .train import TRAIN_SECONDS
 
 
-def score_pipeline(model_dir: Path, gold: Path, batch_size: int = 1000, repeats: int = 1,
+def score_pipeline(model_dir: Path, gold: Path, batch_size: int = BATCH_SIZE, repeats: int = 1,
                    beam: Optional[Dict] = None, touched: Sequence[str] = ()) -> Dict:
     """Parse ``gold``'s words with a pipeline (its planar_parser with the
     ``beam`` settings of ``beam_options``, if given); metrics and parse speed;
@@ -140,7 +141,8 @@ def long_arc_table(runs: Dict[str, List[Dict]], top: int = 8) -> str:
              "| system | " + " | ".join(k for k, _ in kinds) + " |", "|" + "---|" * (len(kinds) + 1),
              "| gold arcs | " + " | ".join(f"{v['arcs']:,}" for _, v in kinds) + " |"]
     for name, rs in runs.items():
-        cells = [f"{statistics.mean(x['long_arcs'][k]['UAS'] for x in rs):.1f}" for k, _ in kinds]  # one gold: same kinds
+        cells = [f"{statistics.mean(x['long_arcs'][k]['UAS'] for x in rs):.1f}" for k,
+                 _ in kinds]  # one gold: same kinds
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -187,7 +189,8 @@ def main_table(runs: Dict[str, List[Dict]], gold: Path, anchor: str) -> List[str
     ``anchor`` where it is among them; its lines."""
     several = any(len(rs) > 1 for rs in runs.values())
     tests = significance(runs, anchor) if anchor in runs else {}
-    header = ("| system | UAS | LAS | EM_U | EM_L | NP P (U) | NP R (U) | NP F (U) | NP F (L) | train s | parse words/s |"
+    header = ("| system | UAS | LAS | EM_U | EM_L | NP P (U) | NP R (U) | NP F (U) | NP F (L) | train s "
+              "| parse words/s |"
               + (f" LAS - {anchor} (p) |" if tests else ""))
     lines = [f"Scored on `{gold}` (all words, punctuation included; LAS over whole labels, subtypes such as "
              "obl:arg included, where `spacy-planar evaluate`'s CoNLL 2018 LAS reads the universal part only)"
@@ -222,8 +225,8 @@ def compare(
     anchor: str = typer.Option("spacy_parser", "--anchor", "-a",
                                help="The NAME the others are tested against (paired bootstrap), if given"),
     beams: List[str] = typer.Option([], "--beam", help="NAME=WIDTH[+merge]: that NAME's pipelines parse with "
-                                    "a beam of WIDTH (their planar_parser's beam_width; +merge: beam_merge); repeat for "
-                                    "several NAMEs"),
+                                    "a beam of WIDTH (their planar_parser's beam_width; +merge: beam_merge); repeat "
+                                    "for several NAMEs"),
     sets: List[str] = typer.Option([], "--set", help="NAME:KEY=VALUE: a planar_parser setting for that NAME's "
                                    "pipelines (e.g. two_planar:single_root=false); repeat for several"),
     labels: str = typer.Option("", "--labels", help="Comma-separated gold labels: a table of LAS over each"),

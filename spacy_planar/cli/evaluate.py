@@ -123,7 +123,7 @@ def our_scores(gold: Path, best: Path, alternatives: List[List[str]], folder: Pa
             scores.add(g, s)
         return scores, confidence_report(gold, best, alternatives, folder, diagram), None
     except UserError as e:
-        if not str(e).startswith(("[E040]", "[E041]")):
+        if e.code not in ("E040", "E041"):
             raise
         return None, {}, e
 
@@ -217,7 +217,8 @@ def evaluate(
     if as_json:
         whole = {"LAS_whole_labels": ours.pop("LAS whole labels")} if scores is not None else {}
         print(json.dumps({"official": official, "columns": columns, "several_roots": several_roots, **whole, **ours,
-                          **({"by_length": scores.by_length(), "long_arcs": scores.long_arcs()} if scores is not None else {}),
+                          **({"by_length": scores.by_length(),
+                              "long_arcs": scores.long_arcs()} if scores is not None else {}),
                           **extra}, indent=2))
         return
     res = figures(official, ours, extra, columns)

@@ -1,8 +1,8 @@
 """``init-config``: a training config from the shared base and one parser's partial.
 
 The planar_parser factory's default config is the recommended parser; each
-partial (``spacy_planar/configs/SYSTEM.cfg``) says only what differs from it
-(and from base.cfg). A training config is base.cfg merged with the partial
+partial (``spacy_planar/partials/SYSTEM.partial.cfg``) says only what differs from it
+(and from base.partial.cfg). A training config is base.partial.cfg merged with the partial
 by Thinc's ``Config.merge``, then filled as ``spacy init fill-config`` fills
 it: every setting a factory or a registered function has is written out, so
 the config says everything it trains with. ``configs/`` in the repository
@@ -25,18 +25,18 @@ from ..conllu_io import atomic_output, check_input
 from ..errors import Errors, UserError
 from ._app import USER_ERRORS, app, fail, flag, msg
 
-PARTS = Path(__file__).resolve().parents[1] / "configs"
+PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
 # our systems (a partial config each, named as the system: catalog.SPECS), then spaCy's parser as anchors
 SYSTEM_CONFIGS = tuple(spec.name for spec in SPECS) + ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small",
                                                        "spacy_beam_parser")
 # a system whose partial only changes another's: that one is merged first
 BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}
-# spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.cfg's characters
+# spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.partial.cfg's characters
 SPACY_OWN_TOK2VEC = ("spacy_parser_cnn",)
 
 
-TAGGERS = ["morphologizer", "tagger", "trainable_lemmatizer"]  # tagging.cfg's, after the tok2vec
-RAW_TEXT = ["multiword_tokens", "senter"]  # raw_text.cfg's, before it
+TAGGERS = ["morphologizer", "tagger", "trainable_lemmatizer"]  # tagging.partial.cfg's, after the tok2vec
+RAW_TEXT = ["multiword_tokens", "senter"]  # raw_text.partial.cfg's, before it
 
 
 def _with_taggers(config: Config, base: Path, raw_text: bool) -> None:
@@ -73,7 +73,7 @@ LISTENER = {"@architectures": "spacy-transformers.TransformerListener.v1", "grad
 
 
 def _with_transformer(config: Config) -> None:
-    """transformer.cfg's ``transformer`` in the tok2vec's place in the
+    """transformer.partial.cfg's ``transformer`` in the tok2vec's place in the
     pipeline, every ``spacy.Tok2VecListener.v1`` replaced by spacy-
     transformers' listener (``LISTENER``); spaCy's pretraining of the
     tok2vec, which has none, left out."""
@@ -104,7 +104,7 @@ def _read(path: Path) -> Config:
 
 def _spacys_own(config: Config) -> None:
     """spaCy's pipeline as ``spacy init config`` writes it, on the gold
-    words: the tok2vec without base.cfg's character CNN (the embedding
+    words: the tok2vec without base.partial.cfg's character CNN (the embedding
     ``spacy-planar.CharEmbed.v2`` wraps) and as spaCy's ``Tok2Vec.v2``,
     spaCy's corpus reader with ``gold_preproc``, spaCy's matrix products
     (blis: no ``numpy_blas``)."""
@@ -121,9 +121,11 @@ def _spacys_own(config: Config) -> None:
 @dataclass(frozen=True)
 class Variant:
     """What ``init-config`` adds to a system's config: the taggers
-    (``tagging``), trained first (``taggers_first``), a pretrained
-    transformer as the shared encoder (``transformer``)."""
+    (``tagging``), the accurate tier's encoder (``accurate``: accurate.partial.cfg),
+    the taggers trained first (``taggers_first``), a pretrained transformer
+    as the shared encoder (``transformer``)."""
     tagging: bool = False
+    accurate: bool = False
     taggers_first: bool = False
     transformer: bool = False
 
@@ -133,22 +135,22 @@ class Variant:
 
 def merged_config(system: str, base: Optional[Path] = None, variant: Variant = Variant()) -> Config:
     """The config of ``system`` (one of ``SYSTEM_CONFIGS``) before filling:
-    ``base`` (default: the package's base.cfg) merged with the system's
+    ``base`` (default: the package's base.partial.cfg) merged with the system's
     partial (after the partial it builds on, ``BUILDS_ON``) and, with
-    ``variant.tagging``, the taggers' partial (tagging.cfg: a morphologizer
+    ``variant.tagging``, the taggers' partial (tagging.partial.cfg: a morphologizer
     and a tagger sharing the tok2vec, after it in the pipeline). The systems
     of ``SPACY_OWN_TOK2VEC`` take the tok2vec without its character CNN
     (``_spacys_own``). ``taggers_first`` (with ``tagging``): the taggers
     trained first, the parser reading their output (``_taggers_first``);
-    ``transformer``: transformer.cfg's encoder for the tok2vec
+    ``transformer``: transformer.partial.cfg's encoder for the tok2vec
     (``_with_transformer``). Variables are left as they are."""
     if system not in SYSTEM_CONFIGS:
         raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
-    base_path = PARTS / "base.cfg" if base is None else Path(base)
+    base_path = PARTS / "base.partial.cfg" if base is None else Path(base)
     check_input(base_path)
     config = _read(base_path)
     for part in _parts(system, variant):
-        config = config.merge(_read(PARTS / f"{part}.cfg"))
+        config = config.merge(_read(PARTS / f"{part}.partial.cfg"))
     if variant.tagging:
         _with_taggers(config, base_path, raw_text=system not in SPACY_OWN_TOK2VEC)
     if system in SPACY_OWN_TOK2VEC:
@@ -158,14 +160,17 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
             raise UserError(Errors.E122.format(system=system))
         _taggers_first(config)
     if variant.transformer:
+        if variant.accurate:
+            raise UserError(Errors.E135)
         _with_transformer(config)
     return config
 
 
 def _parts(system: str, variant: Variant) -> List[str]:
-    """The partial configs merged over base.cfg, in order."""
+    """The partial configs merged over base.partial.cfg, in order."""
     ud = (["tagging"] + (["raw_text"] if system not in SPACY_OWN_TOK2VEC else [])) if variant.tagging else []
-    return [name for name in (BUILDS_ON.get(system), system) if name] + ud + (["transformer"] if variant.transformer else [])
+    return ([name for name in (BUILDS_ON.get(system), system) if name] + ud + (["accurate"] if variant.accurate else [])
+            + (["transformer"] if variant.transformer else []))
 
 
 def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = "xx") -> str:
@@ -189,9 +194,9 @@ def config_text(system: str, base: Optional[Path] = None, variant: Variant = Var
         config.to_disk(merged, interpolate=False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
-    parts = " and ".join(f"spacy_planar/configs/{p}.cfg" for p in _parts(system, variant))
+    parts = " and ".join(f"spacy_planar/partials/{p}.partial.cfg" for p in _parts(system, variant))
     flags = variant.flags() + (f" --lang {lang}" if lang != "xx" else "")
-    return (f"# spacy-planar init-config {system}{flags}: base.cfg and {parts}, every default written out"
+    return (f"# spacy-planar init-config {system}{flags}: base.partial.cfg and {parts}, every default written out"
             f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
 
 
@@ -202,6 +207,8 @@ def init_config(
     base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
     tagging: bool = flag(False, "--tagging", "-t", help="Add a morphologizer (UPOS + FEATS) and a tagger "
                                  "(XPOS) sharing the tok2vec, trained with the parser"),
+    accurate: bool = flag(False, "--accurate", help="The accurate tier: the shared encoder sized for accuracy "
+                          "(accurate.partial.cfg; slower to train and to parse, README's table)"),
     taggers_first: bool = flag(False, "--taggers-first", help="With --tagging: train the taggers first, then "
                                "the parser (its own encoder) on their predictions (spacy-planar train runs both)"),
     transformer: bool = flag(False, "--transformer", help="A pretrained transformer (spacy-transformers; "
@@ -216,7 +223,8 @@ def init_config(
     ``--tagging`` adds a morphologizer and a tagger for UD treebanks (words
     in; heads, labels, UPOS, FEATS and XPOS out)."""
     try:
-        text = config_text(system, base, Variant(tagging, taggers_first, transformer), lang)
+        text = config_text(system, base, Variant(tagging=tagging, accurate=accurate, taggers_first=taggers_first,
+                                                 transformer=transformer), lang)
     except USER_ERRORS as e:
         fail(str(e))
     with atomic_output(output_path) as f:

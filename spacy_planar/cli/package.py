@@ -201,7 +201,8 @@ def build_package(model: Path, output_dir: Path, meta: Dict, version: str, root:
     with tempfile.TemporaryDirectory(dir=output_dir) as tmp:
         meta_path = Path(tmp) / "meta.json"
         meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        spacy_package(pipeline_path(model), Path(tmp), meta_path=meta_path, name=meta["name"], version=version, create_sdist=False,
+        spacy_package(pipeline_path(model), Path(tmp), meta_path=meta_path, name=meta["name"], version=version,
+                      create_sdist=False,
                       create_wheel=False, force=True, require_parent=True, silent=True)
         built = Path(tmp) / f"{full_name}-{version}"
         (Path(tmp) / "dist").mkdir()

@@ -7,17 +7,13 @@ from pathlib import Path
 
 import typer
 
-from ..conllu_io import file_kind
 from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, parse_corpus,
                       parse_file)
+from ..defaults import BATCH_SIZE
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ..pipelines import header_line, pipeline_id, pipeline_path
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
-
-
-def is_conllu(path: Path) -> bool:
-    return file_kind(path) == "conllu"
 
 
 @app.command()
@@ -28,7 +24,7 @@ def parse(
     output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
     sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
-    batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
+    batch_size: int = typer.Option(BATCH_SIZE, "--batch-size", "-b", help="Docs per batch"),
     validate: bool = flag(False, "--validate", "-V", help="Check the output with the UD validator "
                                   "(level 2); exit 1 if it fails"),
     kbest: int = typer.Option(1, "--kbest", "-k", help="Write each sentence's K most probable parses (the next "
@@ -99,7 +95,7 @@ def parse_corpus_command(
                                    "path (suffix .conllu); outputs already there are kept and skipped"),
     sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
-    batch_size: int = typer.Option(1000, "--batch-size", "-b", help="Docs per batch"),
+    batch_size: int = typer.Option(BATCH_SIZE, "--batch-size", "-b", help="Docs per batch"),
     n_process: int = typer.Option(1, "--n-process", "-n", help="Processes on this machine, each loading the "
                                   "pipeline once"),
     local_workers: int = typer.Option(0, "--local-workers", "-w", help="Start a Dask LocalCluster of N worker "
@@ -149,7 +145,7 @@ def quiet_interrupt(report: CorpusReport, out_dir: Path):
     except KeyboardInterrupt:
         typer.secho(f"\u2718 interrupted: {report.complete()} of {report.todo} files parsed into {out_dir} (each "
                     "output there is complete); run the same command again to parse the rest", fg="red", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
 
 
 def report_corpus(model: str, report: CorpusReport, out_dir: Path) -> None:

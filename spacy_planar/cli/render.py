@@ -6,13 +6,13 @@ from typing import List, Optional
 
 import typer
 
-from ..conllu_io import HEAD_PROBS_KEY, atomic_output, check_input, head_prob, read_conllu, sentences_to_doc
+from ..conllu_io import (HEAD_PROBS_KEY, atomic_output, check_input, file_kind, head_prob, read_conllu,
+                         sentences_to_doc)
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
 from ..pipelines import pipeline_path
 from ..render import html_page, sentence_svgs, stacked_svg
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
-from .parse import is_conllu
 
 
 def head_probs(misc: List[str]) -> Optional[List[Optional[float]]]:
@@ -29,7 +29,7 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confi
     gives each arc its probability)."""
     import spacy
 
-    if Path(source).is_file() and is_conllu(Path(source)):
+    if Path(source).is_file() and file_kind(Path(source)) == "conllu":
         if text is not None:
             raise UserError(Errors.E079.format(source=source))
         vocab = spacy.blank("xx").vocab

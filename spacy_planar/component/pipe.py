@@ -10,6 +10,7 @@ state at once; the trees are decoded (arc-eager: ``deprojectivize``) and
 written to ``Token.head`` / ``Token.dep_``, which also sets the sentence
 boundaries (one per root).
 """
+import warnings
 from collections import Counter
 from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -24,8 +25,10 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
 from .. import model as _model  # noqa: F401  (registers the architecture)
+from ..defaults import ROOT_LABEL
 from ..doc_trees import set_trees
 from ..errors import Errors, UserError, unexpected
+from ..kbest import uncalibrated
 from ..pseudoproj import undecorate
 from ..systems import TransitionSystem, Tree
 from ..systems.registry import Configured
@@ -46,7 +49,7 @@ class PlanarParser(TrainablePipe):
                  root_label: Optional[str], extra_root_label: str, exploration: float,
                  exploration_nonprojective: Optional[float], exploration_keep_order: bool, beam_width: int,
                  beam_density: float, beam_merge: bool, beam_update: str, tree_transforms: Sequence[str],
-                 scorer: Optional[Callable], n_best: int = 1):
+                 scorer: Optional[Callable], n_best: int):
         """Built by the factory (``factory.py``), whose default config holds
         every default; the options are documented there."""
         self.vocab = vocab
@@ -66,18 +69,18 @@ class PlanarParser(TrainablePipe):
         if not 1 <= int(n_best) <= int(beam_width):
             raise UserError(Errors.E066.format(name=name, n_best=n_best, width=beam_width))
         self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
-                    "root_label": root_label or "root", "single_root": single_root,
+                    "root_label": root_label or ROOT_LABEL, "single_root": single_root,
                     "extra_root_label": extra_root_label, "exploration": exploration,
                     "exploration_nonprojective": exploration_nonprojective,
                     "exploration_keep_order": bool(exploration_keep_order),
                     "beam_width": int(beam_width), "beam_density": float(beam_density),
                     "beam_merge": bool(beam_merge), "beam_update": beam_update, "n_best": int(n_best),
-                    "calibration": {"temperature": 1.0, "x": [], "y": []},
+                    "calibration": uncalibrated(),
                     "system": transition_system.to_dict()}
         self._learn_root_label = root_label is None
         self._system: Optional[TransitionSystem] = None
         self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
-        # parsed sentences whose output was repaired after decoding, by reason (E090, E091, E096, E097)
+        # parsed sentences whose output was repaired, by reason (parsing.REPAIRS, parsing.FELL_OUT)
         self.repaired: Counter = Counter()
 
     # --- the transition system and labels ---------------------------------------
@@ -198,7 +201,7 @@ class PlanarParser(TrainablePipe):
         validate_examples(examples, "PlanarParser.update")
         docs, starts, static, exploring = [], [], [], []
         offset = 0
-        outside, extra_roots = self.trainer.outside, 0
+        outside, extra_roots, skipped = self.trainer.outside, 0, Counter(self.trainer.skipped)
         for eg in examples:
             trees = self.trainer.gold_trees(eg)
             if not trees:
@@ -212,6 +215,11 @@ class PlanarParser(TrainablePipe):
             offset += len(eg.predicted)
         if self.trainer.outside > outside:
             unexpected(Errors.E095.format(name=self.name, count=self.trainer.outside - outside))
+        left_out = self.trainer.skipped - skipped
+        if left_out:  # the data's (a sentence without a parse, other words), not the code's: a warning
+            warnings.warn(Errors.E099.format(name=self.name, count=sum(left_out.values()),
+                                             reasons=", ".join(f"{n} {why}" for why, n in sorted(left_out.items()))),
+                          UserWarning, stacklevel=2)
         if extra_roots:
             unexpected(Errors.E125.format(name=self.name, count=extra_roots, system=self.system.name))
         if not docs:
@@ -271,7 +279,8 @@ class PlanarParser(TrainablePipe):
         if not found:
             return [[] for _ in docs]
         cfg = self.cfg if beam_width is None else {**self.cfg, "beam_width": int(beam_width)}
-        return parse_docs(self.system, self.model.predict(docs), self.model.ops, docs, found, cfg, observer)
+        return parse_docs(self.system, self.model.predict(docs), self.model.ops, docs, found, cfg, observer,
+                          self.repaired)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (``parsing.output_trees``: back to

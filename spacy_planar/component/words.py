@@ -41,6 +41,7 @@ from spacy.training import Alignment, Example
 from spacy.util import ensure_path
 
 from ..conllu_io import MWT_KEY, USER_DATA_KEY
+from ..defaults import BATCH_SIZE
 from ..readers import WORDS_GIVEN
 
 MAX_MERGED = 3  # the most tokenizer tokens merged into one treebank token
@@ -93,7 +94,7 @@ class MultiwordTokens:
             return
         lengths, data = align.y2x.lengths, align.y2x.data
         start = 0
-        for j, n in enumerate(lengths):
+        for n in lengths:
             pieces = tuple(mine[int(i)].lower() for i in data[start:start + n])
             if n > 1:
                 merged[pieces] += 1
@@ -179,7 +180,7 @@ class MultiwordTokens:
                 self._cache.clear()
         return self._cache[surface]
 
-    def pipe(self, docs: Iterable[Doc], batch_size: int = 1000) -> Iterable[Doc]:
+    def pipe(self, docs: Iterable[Doc], batch_size: int = BATCH_SIZE) -> Iterable[Doc]:
         for doc in docs:
             yield self(doc)
 

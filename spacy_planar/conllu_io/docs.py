@@ -86,7 +86,8 @@ def sentences_to_doc(vocab, sents: Sequence[Sentence]):
         if bad is None:
             raise
         sent, i = _locate(sents, bad)
-        raise ConlluError(sent.path, sent.word_lines[i], Errors.E013.format(reason=f"UPOS '{pos[bad]}' is not a UD tag")) from e
+        raise ConlluError(sent.path, sent.word_lines[i],
+                          Errors.E013.format(reason=f"UPOS '{pos[bad]}' is not a UD tag")) from e
     # FEATS that spaCy normalises differently are kept as written
     start = 0
     for sent, entry in zip(sents, stored):

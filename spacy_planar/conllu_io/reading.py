@@ -234,6 +234,15 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
 _WORD_ID = re.compile(r"^[1-9][0-9]*([-.][0-9]+)?$")
 
 
+def is_word_line(line: str) -> bool:
+    """Whether a file's first line of content (neither blank nor a comment)
+    makes it CoNLL-U: it has tab-separated columns or starts with a word ID
+    (a malformed CoNLL-U line, 9 columns or an odd ID, is still CoNLL-U, for
+    its reader to name). The one rule: ``file_kind`` and raw text's reader
+    (``raw_text.is_conllu``) apply it."""
+    return "\t" in line or _WORD_ID.match(line.split()[0]) is not None
+
+
 def file_kind(path: Union[str, Path], peek: int = 1 << 16) -> str:
     """What a file holds, read from its content, not its name: ``docbin``
     (spaCy's DocBin: zlib-compressed msgpack), ``conllu`` (its first line
@@ -260,8 +269,7 @@ def file_kind(path: Union[str, Path], peek: int = 1 << 16) -> str:
     lines = text.splitlines()[:-1] if bad is not None else text.splitlines()  # the last one may be cut
     for line in lines:
         if line.strip() and not line.startswith("#"):
-            # a malformed CoNLL-U line (9 columns, an odd ID) is still CoNLL-U, for its reader to name
-            return "conllu" if "\t" in line or _WORD_ID.match(line.split()[0]) else "text"
+            return "conllu" if is_word_line(line) else "text"
     if bad is not None and bad.start < len(head) - 4:  # not only a character cut by the peek
         raise ConlluError(str(path), head[:bad.start].count(b"\n") + 1,
                           Errors.E019.format(reason=bad.reason, start=bad.start))
@@ -318,7 +326,7 @@ def _to_sentence(block: _Block, path: str, words_only: bool) -> Sentence:
         deprels.append("_" if words_only else cols[7])
         space_after.append(_space_after(cols[9]))
         word_lines.append(lineno)
-    for first, last, rcols in ranges:
+    for _, last, rcols in ranges:
         space_after[last] = _space_after(rcols[9])
     return Sentence(
         path=path, line=block.start, comments=[line for _, line in block.lines if line.startswith("#")],

@@ -9,4 +9,5 @@ from .parser_model import StateScorer, build_planar_parser_model
 from .tok2vec import build_tok2vec
 from .with_tags import build_with_morphology, build_with_tags
 
-__all__ = ["StateScorer", "build_bilstm_encoder", "build_char_embed", "build_char_embed_v1", "build_planar_parser_model", "build_tok2vec", "build_with_morphology", "build_with_tags"]
+__all__ = ["StateScorer", "build_bilstm_encoder", "build_char_embed", "build_char_embed_v1",
+           "build_planar_parser_model", "build_tok2vec", "build_with_morphology", "build_with_tags"]

@@ -25,7 +25,8 @@ from typing import Callable, List, Tuple
 from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 from spacy.util import registry
 import numpy
-from thinc.api import LayerNorm, Model, NumpyOps, chain, concatenate, get_array_module, glorot_uniform_init, residual, with_array
+from thinc.api import (LayerNorm, Model, NumpyOps, chain, concatenate, get_array_module, glorot_uniform_init, residual,
+                       with_array)
 from thinc.types import Floats2d, Ints1d
 
 from ..errors import Errors, UserError

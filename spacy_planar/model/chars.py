@@ -26,9 +26,15 @@ from .static_vectors import build_static_vectors
 from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
 
+# the character CNN's sizes (base.partial.cfg takes them from here): Santos & Zadrozny's, measured on cu_proiel and
+# got_proiel (docs/decisions.md)
+CHAR_WIDTH, CNN_WIDTH, MAX_CHARS, CHAR_ROWS = 32, 64, 20, 2000
+
+
 @registry.architectures("spacy-planar.CharEmbed.v2")
-def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = 32,
-                     cnn_width: int = 64, max_chars: int = 20, rows: int = 2000, word_dropout: float = 0.0,
+def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
+                     cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
+                     word_dropout: float = 0.0,
                      static_vectors: Optional[str] = None, charlm: Optional[str] = None
                      ) -> Model[List[Doc], List[Floats2d]]:
     """``embed``'s vectors concatenated with each word's character CNN
@@ -60,8 +66,9 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
 
 
 @registry.architectures("spacy-planar.CharEmbed.v1")
-def build_char_embed_v1(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = 32,
-                        cnn_width: int = 64, max_chars: int = 20, rows: int = 2000, word_dropout: float = 0.0,
+def build_char_embed_v1(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
+                        cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
+                        word_dropout: float = 0.0,
                         ) -> Model[List[Doc], List[Floats2d]]:
     """``CharEmbed.v2`` without static vectors (pipelines saved before v2 load with it)."""
     return build_char_embed(embed, width, char_width, cnn_width, max_chars, rows, word_dropout)

@@ -7,7 +7,7 @@ list them in ``[training] annotating_components``. Input stays words only.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 import numpy
 from spacy.strings import hash_string
@@ -20,7 +20,7 @@ from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_ke
 
 
 @registry.architectures("spacy-planar.WithTags.v1")
-def build_with_tags(tok2vec: Model[List[Doc], List[Floats2d]], attrs: List[str] = ["POS", "MORPH", "TAG"],
+def build_with_tags(tok2vec: Model[List[Doc], List[Floats2d]], attrs: Sequence[str] = ("POS", "MORPH", "TAG"),
                     width: int = 32, rows: int = 1000) -> Model[List[Doc], List[Floats2d]]:
     """``tok2vec``'s vectors (usually a ``spacy.Tok2VecListener.v1``), each
     concatenated with a ``width``-wide hashed embedding (``rows`` rows) of

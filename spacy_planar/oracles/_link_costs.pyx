@@ -228,7 +228,7 @@ def link_costs(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const i
                const unsigned char[:, ::1] valid, const unsigned char[:, ::1] valid_across,
                bint look_across, double prefer, double[:, ::1] cost):
     """The move costs of ``oracles.planar.link_costs`` (its docstring has the
-    definition) for every row into cost [B, 6], inf where not ``valid``:
+    definition) for every row into cost [B, N_MOVES], inf where not ``valid``:
     pairs [P, 3] are (row, d1, d2) crossing gold links, sorted by row, row
     b's from pair_start[b] to pair_start[b + 1]. With ``look_across`` (two
     stacks) SWITCH also costs the floor of the cheapest move on the other

@@ -27,7 +27,7 @@ from typing import Tuple
 
 import numpy as np
 
-from ..systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, States
+from ..systems.state import INT, LEFT, N_MOVES, REDUCE, RIGHT, SHIFT, States
 from .base import Oracle
 
 
@@ -54,7 +54,7 @@ class ArcEagerOracle(Oracle):
 
         b0_heads_in_sigma = (in_sigma & headless & (g == b0[:, None])).sum(axis=1)
         s0_heads_in_beta = (in_beta & (g == s0[:, None]) & (s0[:, None] > 0)).sum(axis=1)
-        cost = np.full((st.B, 6), np.inf)
+        cost = np.full((st.B, N_MOVES), np.inf)
         valid = self.system.valid_moves(st)
         cost[:, SHIFT] = member(in_sigma, g_b0) + b0_heads_in_sigma
         cost[:, REDUCE] = s0_heads_in_beta
@@ -63,7 +63,7 @@ class ArcEagerOracle(Oracle):
         right_gold = g_b0 == s0
         cost[:, RIGHT] = (~right_gold & ((g_b0 == 0) | member(in_sigma | in_beta, g_b0))) + b0_heads_in_sigma
         cost[~valid] = np.inf
-        label = np.full((st.B, 6), -1, dtype=INT)
+        label = np.full((st.B, N_MOVES), -1, dtype=INT)
         label[:, LEFT] = np.where(left_gold, st.at(self.labels, s0), -1)
         label[:, RIGHT] = np.where(right_gold, st.at(self.labels, b0), -1)
         return cost, label

@@ -81,8 +81,8 @@ class Oracle:
         raise NotImplementedError
 
     def costs(self, st: States) -> Tuple[np.ndarray, np.ndarray]:
-        """The dynamic oracle: ([B, 6] cost of each move, inf where invalid;
-        [B, 6] the gold label of the arc a LEFT / RIGHT-ARC would build, -1
+        """The dynamic oracle: ([B, N_MOVES] cost of each move, inf where invalid;
+        [B, N_MOVES] the gold label of the arc a LEFT / RIGHT-ARC would build, -1
         where that arc is not gold)."""
         raise NotImplementedError
 

@@ -16,7 +16,7 @@ from typing import Tuple
 
 import numpy as np
 
-from ..systems.state import INT, LEFT, RIGHT, States
+from ..systems.state import INT, LEFT, N_MOVES, RIGHT, States
 from . import _link_costs
 from .base import PREFER, Oracle
 
@@ -76,7 +76,7 @@ def link_costs(oracle: PlanarOracle, st: States, look_across: bool = True) -> Tu
         valid_across = system.valid_moves(st.across()) & allowed
     pairs = oracle.pairs
     pair_start = np.searchsorted(pairs[:, 0], np.arange(B + 1)).astype(INT)
-    cost = np.empty((B, 6))
+    cost = np.empty((B, N_MOVES))
     _link_costs.link_costs(st.stack, st.sp, st.active, st.buf, st.bp, st.info, st.comp, st.n, oracle.heads,
                         np.ascontiguousarray(pairs, dtype=INT), pair_start, valid.view(np.uint8),
                         valid_across.view(np.uint8), look_across, PREFER, cost)
@@ -84,7 +84,7 @@ def link_costs(oracle: PlanarOracle, st: States, look_across: bool = True) -> Tu
     both = (s0 >= 0) & (b0 >= 0)
     s0c, b0c = np.maximum(s0, 0), np.maximum(b0, 0)
     g = oracle.heads
-    label = np.full((B, 6), -1, dtype=INT)
+    label = np.full((B, N_MOVES), -1, dtype=INT)
     label[:, LEFT] = np.where(both & (g[st.rows, s0c] == b0), oracle.labels[st.rows, s0c], -1)
     label[:, RIGHT] = np.where(both & (g[st.rows, b0c] == s0), oracle.labels[st.rows, b0c], -1)
     return cost, label

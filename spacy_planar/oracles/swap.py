@@ -19,7 +19,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ..systems.state import INT, LEFT, RIGHT, SHIFT, SWAP, States
+from ..systems.state import INT, LEFT, N_MOVES, RIGHT, SHIFT, SWAP, States
 from ..trees import projective_order
 from .base import PREFER, Oracle, select
 
@@ -136,8 +136,8 @@ class SwapOracle(Oracle):
         children = np.zeros((st.B, st.T), dtype=INT)  # gold dependents still waiting
         r, c = np.nonzero(waiting & (g >= 0))
         np.add.at(children, (r, g[r, c]), 1)
-        cost = np.zeros((st.B, 6))
-        label = np.full((st.B, 6), -1, dtype=INT)
+        cost = np.zeros((st.B, N_MOVES))
+        label = np.full((st.B, N_MOVES), -1, dtype=INT)
         for move, h, d in ((LEFT, s0, s1), (RIGHT, s1, s0)):
             dc = np.maximum(d, 0)
             is_gold = (d >= 1) & (g[rows, dc] == h)

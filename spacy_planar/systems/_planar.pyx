@@ -52,7 +52,7 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
                     const int64_t[:, :, ::1] info, const unsigned char[:, ::1] unshifted,
                     const int64_t[::1] roots_out, const int64_t[:, ::1] comp, const int64_t[::1] n,
                     const int64_t[::1] n_arcs):
-    """Clear the moves of valid [B, 6] that the tree constraint forbids (the
+    """Clear the moves of valid [B, N_MOVES] that the tree constraint forbids (the
     rules are in ``Planar``'s docstring): only rows near the end of β or
     with a word gone headless are concerned."""
     cdef Py_ssize_t b, B = valid.shape[0], two = stack.shape[1] == 2

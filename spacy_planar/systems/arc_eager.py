@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import PseudoProjective
-from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, States
+from .state import INT, LEFT, N_MOVES, REDUCE, RIGHT, SHIFT, States
 
 
 class ArcEager(PseudoProjective):
@@ -53,7 +53,7 @@ class ArcEager(PseudoProjective):
         s0, b0 = st.s(0), st.b(0)
         has_s, has_b = s0 >= 0, b0 >= 0
         s0_headed = st.at(st.heads, s0) >= 0
-        valid = np.zeros((st.B, 6), dtype=bool)
+        valid = np.zeros((st.B, N_MOVES), dtype=bool)
         valid[:, SHIFT] = has_b
         valid[:, REDUCE] = has_s & s0_headed
         valid[:, LEFT] = has_s & has_b & ~s0_headed

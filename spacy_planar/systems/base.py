@@ -12,6 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..defaults import ROOT_LABEL
 from ..errors import Errors, UserError
 from ..pseudoproj import check_encoding, deprojectivize, is_decorated, projectivize
 from ..trees import Tree
@@ -34,7 +35,7 @@ class TransitionSystem:
 
     reads_tags = False  # whether its states take the words' tags (top-down's FIRST lookahead)
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root",
+    def __init__(self, labels: Sequence[str], root_label: str = ROOT_LABEL,
                  features: Optional[Sequence[str]] = None, label_features: Optional[Sequence[str]] = None):
         """``features`` / ``label_features``: the feature templates (default:
         the system's own), as a trained model stores them."""
@@ -219,7 +220,7 @@ class PseudoProjective(TransitionSystem):
     projectivized with ``encoding`` and decodes its output with
     ``deprojectivize`` (arc-eager, top-down)."""
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", *, encoding: str, **built):
+    def __init__(self, labels: Sequence[str], root_label: str = ROOT_LABEL, *, encoding: str, **built):
         self.encoding = check_encoding(encoding)
         super().__init__(labels, root_label, **built)
         self.decorated = frozenset(label for label in self.labels if is_decorated(label))

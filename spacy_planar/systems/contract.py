@@ -1,7 +1,10 @@
 """The contract of a transition system: what the generic code (``driver.py``,
 ``beam.py``, the oracles' base, the component) may ask of a system, and the
 shapes of what it answers. A new system subclasses ``TransitionSystem``
-(``base.py``) and keeps to this; nothing else reads its attributes.
+(``base.py``) and keeps to this; nothing else reads its attributes, but
+its own oracle (``oracles/``, built for it), which may also read what its
+paper's oracle needs of it: ``unshifted_front`` (arc-eager), ``lazy``
+(swap), ``ihr`` (top-down), ``root_id`` (2-planar).
 
 Required of each system (its paper's transition table):
 

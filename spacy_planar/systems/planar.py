@@ -69,10 +69,10 @@ from typing import Sequence
 
 import numpy as np
 
-from . import _planar
 from ..trees import is_planar
+from . import _planar
 from .base import TransitionSystem, Tree
-from .state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWITCH, States
+from .state import INT, LEFT, N_MOVES, REDUCE, RIGHT, SHIFT, SWITCH, States
 
 
 def keep_planar(heads: Sequence[int]) -> list:
@@ -100,7 +100,7 @@ class Planar(TransitionSystem):
         has_s, has_b = s0 >= 0, b0 >= 0
         both = has_s & has_b
         apart = st.at(st.comp, s0) != st.at(st.comp, b0)
-        valid = np.zeros((st.B, 6), dtype=bool)
+        valid = np.zeros((st.B, N_MOVES), dtype=bool)
         valid[:, SHIFT] = has_b
         valid[:, REDUCE] = has_s
         valid[:, LEFT] = both & apart & (st.at(st.heads, s0) < 0)

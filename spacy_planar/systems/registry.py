@@ -16,9 +16,11 @@ from typing import Sequence
 
 from spacy.util import registry
 
+from ..defaults import ROOT_LABEL
 from .base import TransitionSystem
 
-if not hasattr(registry, "transition_systems"):  # spaCy's way to add a registry (entry points: thinc_transition_systems)
+if not hasattr(registry,
+               "transition_systems"):  # spaCy's way to add a registry (entry points: thinc_transition_systems)
     registry.create("transition_systems", entry_points=True)
 
 
@@ -30,7 +32,7 @@ class Configured:
         self.cls = cls
         self.options = options
 
-    def __call__(self, labels: Sequence[str], root_label: str = "root", **learned) -> TransitionSystem:
+    def __call__(self, labels: Sequence[str], root_label: str = ROOT_LABEL, **learned) -> TransitionSystem:
         """The system, with what training learned (``features``,
         ``label_features``, top-down's ``first``) passed to its constructor."""
         return self.cls(labels, root_label, **self.options, **learned)

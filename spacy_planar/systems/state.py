@@ -35,9 +35,11 @@ INT = np.int64
 # Moves: the action inventory of a system is (move, label) pairs (declared
 # once, for C and Python alike, in _core.pxd).
 SHIFT, REDUCE, LEFT, RIGHT, SWITCH, SWAP = _core.MOVES
+# the columns of a batch's per-move arrays (valid moves, the oracles' costs): one per C move
+N_MOVES = len(_core.MOVES)
 # a move with a word for argument instead of a label (the top-down system's
 # prediction); Python only, after the C moves
-PRED = len(_core.MOVES)
+PRED = N_MOVES
 MOVE_NAMES = ("SHIFT", "REDUCE", "LEFT-ARC", "RIGHT-ARC", "SWITCH", "SWAP", "PRED")
 LABELLED = (LEFT, RIGHT)
 
@@ -166,7 +168,7 @@ class States:
         self.bp = n.copy()
         # per word: leftmost, rightmost, 2nd leftmost, 2nd rightmost dependent, head, label;
         # one array so that features gather them in one go, with a view per column
-        self.info = np.full((B, T, 6), -1, dtype=INT)
+        self.info = np.full((B, T, len(_core.INFO_COLUMNS)), -1, dtype=INT)
         self.lmost, self.rmost = self.info[:, :, LMOST], self.info[:, :, RMOST]
         self.lmost2, self.rmost2 = self.info[:, :, LMOST2], self.info[:, :, RMOST2]
         self.heads, self.labels = self.info[:, :, HEAD], self.info[:, :, LABEL]

@@ -37,9 +37,10 @@ from typing import Sequence
 
 import numpy as np
 
+from ..defaults import ROOT_LABEL
 from ..errors import Errors, UserError
 from .base import TransitionSystem
-from .state import LEFT, RIGHT, SHIFT, SWAP, States
+from .state import LEFT, N_MOVES, RIGHT, SHIFT, SWAP, States
 
 # Arcs join s1 and s0, so their children matter most (as for arc-standard,
 # Chen & Manning 2014); b0 has no dependents in this system but after a SWAP.
@@ -65,7 +66,7 @@ class Swap(TransitionSystem):
     features = FEATURES_SWAP
     label_features = LABEL_FEATURES_SWAP
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", *, oracle: str, **built):
+    def __init__(self, labels: Sequence[str], root_label: str = ROOT_LABEL, *, oracle: str, **built):
         self.oracle = check_oracle(oracle)  # which static oracle trains it (``oracles/swap.py``)
         self.lazy = oracle == "lazy"
         super().__init__(labels, root_label, **built)
@@ -98,7 +99,7 @@ class Swap(TransitionSystem):
 
     def valid_moves(self, st: States) -> np.ndarray:
         s0, s1, b0 = st.s(0), st.s(1), st.b(0)
-        valid = np.zeros((st.B, 6), dtype=bool)
+        valid = np.zeros((st.B, N_MOVES), dtype=bool)
         valid[:, SHIFT] = b0 >= 0
         valid[:, LEFT] = s1 >= 1
         valid[:, RIGHT] = s1 >= 0

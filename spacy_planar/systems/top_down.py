@@ -50,6 +50,7 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..defaults import ROOT_LABEL
 from .base import PseudoProjective, Tree
 from .state import INT, LEFT, MOVE_NAMES, PRED, RIGHT, SHIFT, States
 
@@ -68,7 +69,7 @@ class TopDown(PseudoProjective):
 
     reads_tags = True
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root", *, encoding: str,
+    def __init__(self, labels: Sequence[str], root_label: str = ROOT_LABEL, *, encoding: str,
                  pred_size: int, first: Optional[Dict[str, Iterable[str]]] = None, **built):
         """``first``: the FIRST lookahead (section 5.4, eq. 10;
         ``trees.first_sets`` of the training trees' tags): PRED(k) only where

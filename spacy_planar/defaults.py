@@ -1,0 +1,6 @@
+"""Defaults that no factory's config holds, each written here once and read
+from here everywhere (the parser's own options are its factory's default
+config, ``component/factory.py``)."""
+ROOT_LABEL = "root"  # UD's label of a sentence's root word
+EXTRA_ROOT_LABEL = "dep"  # the label of what is attached without being parsed (whitespace, a second root)
+BATCH_SIZE = 1000  # Docs per ``nlp.pipe`` batch: spaCy's own default
