@@ -27,12 +27,14 @@ def test_transform_check_json(got_train, encoding):
     res = runner.invoke(app, ["transform-check", str(got_train), "--encoding", encoding, "--json"])
     assert res.exit_code == 0, res.output
     r = json.loads(res.output)
-    assert r["nonprojective_arcs"] == 986
-    assert sum(r["lifts"].values()) >= 986 * 0.9
+    # Gothic's 986 non-projective arcs, each lifted (Table 3's figures of got_proiel's training split); restored
+    # exactly as each encoding restores them (Table 4)
+    assert r["nonprojective_arcs"] == 986 and sum(r["lifts"].values()) == 986
+    restored, las = {"baseline": (0, 97.18), "head": (952, 99.90), "path": (929, 99.84),
+                     "head+path": (978, 99.98)}[encoding]
+    assert r["restored_arcs"] == restored and round(r["roundtrip_las"], 2) == las
     if encoding == "baseline":
-        assert r["restored_arcs"] == 0 and r["labels_after"] == r["labels_before"]
-    else:
-        assert r["restored_arcs"] > 900 and r["roundtrip_las"] > 99.5
+        assert r["labels_after"] == r["labels_before"]
 
 
 def test_unknown_encoding(got_train):

@@ -395,7 +395,9 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     # where they differ, the beam's tree is mostly the one the model scores higher (the sum of the
     # log-probabilities of each tree's static derivation: what `search-errors` compares; for swap
     # that derivation need not be the path the beam took, whose SWAPs may differ, so its score
-    # only bounds the beam's from below: 0.59 on these swap models, hence a majority, not 0.6)
+    # only bounds the beam's from below). Measured on these models (59-73 sentences differ):
+    # arc_eager 0.73, planar 0.68, swap 0.58, top_down 0.94, two_planar 0.75; each floor is that
+    # share less two standard errors of a share of about 65 sentences, about 0.12 (0.06 at 0.94)
     from spacy_planar.cli.search import derivation_scores
     parser = four.get_pipe("planar_parser")
     differ = [i for i, (b, g) in enumerate(zip(beam, greedy)) if b != g]
@@ -404,9 +406,10 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     greedy_scores = derivation_scores(parser, docs, [greedy[i] for i in differ])
     # (a tree whose static derivation needs a lift the parser never saw has none: -inf, left out)
     both = np.isfinite(beam_scores) & np.isfinite(greedy_scores)
-    assert both.mean() > 0.8, (system, both.mean())
+    assert both.mean() > 0.95, (system, both.mean())  # all of them, measured
     higher = beam_scores[both] >= greedy_scores[both] - 1e-6
-    assert higher.mean() > 0.5, (system, higher.mean())
+    floor = {"arc_eager": 0.61, "planar": 0.57, "swap": 0.46, "top_down": 0.88, "two_planar": 0.63}[system]
+    assert higher.mean() > floor, (system, higher.mean())
 
 
 def test_beam_options_are_checked():
