@@ -57,9 +57,12 @@ def first_stage(config: Config) -> Optional[Config]:
     stage["components"] = {name: stage["components"][name] for name in names}
     stage["training"]["frozen_components"] = []
     stage["training"]["annotating_components"] = []
-    scores = {key for name in names
-              for key, weight in Language.get_factory_meta(stage["components"][name]["factory"])
-              .default_score_weights.items() if weight is not None}
+    from . import component  # noqa: F401  (registers this package's factories, entry points or not)
+
+    factories = [stage["components"][name]["factory"] for name in names]
+    scores = {key for factory in factories
+              for key, weight in Language.get_factory_meta(factory).default_score_weights.items()
+              if weight is not None}
     stage["training"]["score_weights"] = {key: round(1 / len(scores), 2) for key in sorted(scores)}
     stage["initialize"]["components"] = {name: settings for name, settings in
                                          stage["initialize"].get("components", {}).items() if name in names}

@@ -64,7 +64,7 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
     from spacy_planar.cli.init_config import RAW_TEXT
 
     for pipeline, ours, own_tok2vec in (("parser", "spacy_parser_cnn", True), ("parser", "spacy_parser", False),
-                                        ("tagger,morphologizer,trainable_lemmatizer,parser", "ud_spacy_parser", False)):
+                                        ("tagger,morphologizer,parser", "ud_spacy_parser", False)):
         out = tmp_path / f"{ours}.cfg"
         res = subprocess.run([sys.executable, "-m", "spacy", "init", "config", str(out), "--pipeline", pipeline,
                               "--lang", "xx", "--force"], capture_output=True, text=True, timeout=120)
@@ -82,8 +82,9 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
         else:  # spaCy's own embedding, inside the character CNN
             assert embed["@architectures"] == "spacy-planar.CharEmbed.v2"
             assert embed["embed"] == theirs["tok2vec"]["model"]["embed"]
-        # the UD pipeline's: spaCy's components, and ours for raw text in front of them (raw_text.partial.cfg)
-        assert set(mine) == set(theirs) | (set(RAW_TEXT) if ours.startswith("ud_") else set())
+        # the UD pipeline's: spaCy's components, ours for raw text in front of them (raw_text.partial.cfg) and
+        # our lemmatizer
+        assert set(mine) == set(theirs) | (set(RAW_TEXT) | {"lemmatizer"} if ours.startswith("ud_") else set())
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
@@ -127,7 +128,7 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     assert r.exit_code == 0, r.output
     config = Config().from_disk(tmp_path / "ud.cfg", interpolate=False)
     assert config["nlp"]["pipeline"] == ["multiword_tokens", "senter", "tok2vec", "morphologizer", "tagger",
-                                        "trainable_lemmatizer", "planar_parser"]
+                                        "lemmatizer", "planar_parser"]
     base.write_text(text.replace('pipeline = ["tok2vec","planar_parser"]', 'pipeline = ["planar_parser"]'),
                     encoding="utf-8")
     r = CliRunner().invoke(app, ["init-config", "swap", str(tmp_path / "x.cfg"), "--base", str(base), "--tagging"])
@@ -243,9 +244,10 @@ def test_every_entry_point_resolves():
             assert reg.get(ep.name) is not None
             if reg is registry.transition_systems:
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
-    # 3 factories (the parser, the feature morphologizer, multiword_tokens), 8 architectures (CharEmbed v1 and v2,
-    # Tok2Vec), the scorer, 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus reader, 5 transition systems
-    assert found == 20
+    # 4 factories (the parser, the feature morphologizer, multiword_tokens, the lemmatizer), 8 architectures
+    # (CharEmbed v1 and v2, Tok2Vec), the scorer, 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus
+    # reader, 5 transition systems
+    assert found == 21
 
 
 @pytest.fixture(scope="module")
@@ -545,7 +547,7 @@ def _without_columns(src: Path, dest: Path, columns) -> Path:
 
 
 @pytest.mark.parametrize("columns,left_out", [((4,), ["tagger"]), ((2, 3, 4, 5), ["morphologizer", "tagger",
-                                                                                  "trainable_lemmatizer"]),
+                                                                                  "lemmatizer"]),
                                               ((5,), [])], ids=["no XPOS", "no tags or lemmas", "no FEATS"])
 def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_path, capsys):
     """configs/ud.cfg on a treebank whose XPOS (or UPOS, FEATS and LEMMA) column is
@@ -559,7 +561,7 @@ def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_
     assert re.findall(r"(\w+): \S+ has no [A-Za-z ()]+; left out of the pipeline", said) == left_out
     nlp = spacy.load(tmp_path / "out" / "model-last")
     assert nlp.pipe_names == [p for p in ["multiword_tokens", "senter", "tok2vec", "morphologizer", "tagger",
-                                          "trainable_lemmatizer", "planar_parser"] if p not in left_out]
+                                          "lemmatizer", "planar_parser"] if p not in left_out]
     doc = next(given_sentences(nlp, [spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."])]))
     assert sum(t.head == t for t in doc) == 1
 

@@ -27,7 +27,7 @@ def _config(tmp_path, *flags) -> Path:
 
 def test_a_config_freezing_what_it_builds_has_two_stages(tmp_path):
     config = Config().from_disk(_config(tmp_path, "--taggers-first"), interpolate=False)
-    taggers = ["tok2vec", "morphologizer", "tagger", "trainable_lemmatizer"]
+    taggers = ["tok2vec", "morphologizer", "tagger", "lemmatizer"]
     assert first_stage_components(config) == taggers
     first = first_stage(config)
     assert first["nlp"]["pipeline"] == taggers and set(first["components"]) == set(taggers)
@@ -38,7 +38,7 @@ def test_a_config_freezing_what_it_builds_has_two_stages(tmp_path):
     second = second_stage(config, tmp_path / "first", ["tok2vec", "morphologizer"])  # no XPOS, no LEMMA
     assert second["nlp"]["pipeline"] == ["multiword_tokens", "senter", "tok2vec", "morphologizer", "planar_parser"]
     assert second["components"]["tok2vec"] == {"source": str(tmp_path / "first")}
-    assert "tagger" not in second["components"] and "trainable_lemmatizer" not in second["components"]
+    assert "tagger" not in second["components"] and "lemmatizer" not in second["components"]
     assert second["training"]["frozen_components"] == ["tok2vec", "morphologizer"]
     # the parser has an encoder of its own and reads the predicted morphology
     parser_t2v = second["components"]["planar_parser"]["model"]["tok2vec"]
@@ -63,11 +63,11 @@ def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
            "--training.eval_frequency", "4"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert "Stage 1 of 2: tok2vec, morphologizer, tagger, trainable_lemmatizer" in res.stdout
+    assert "Stage 1 of 2: tok2vec, morphologizer, tagger, lemmatizer" in res.stdout
     first = spacy.load(out / "first_stage" / "model-best")
     final = spacy.load(out / "model-best")
     assert final.pipe_names == ["multiword_tokens", "senter", "tok2vec", "morphologizer", "tagger",
-                                "trainable_lemmatizer", "planar_parser"]
+                                "lemmatizer", "planar_parser"]
     words = [[t.text for t in d] for d in docs[:20]]
     for a, b in zip(first.pipe(Doc(first.vocab, words=w) for w in words),
                     given_sentences(final, (Doc(final.vocab, words=w) for w in words))):

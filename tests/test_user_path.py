@@ -81,7 +81,7 @@ def test_readme_raw_text_recipe_runs_as_written_for_latin(tmp_path):
         assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
     nlp = spacy.load(tmp_path / "model" / "model-best")
     assert nlp.lang == "la" and nlp.vocab.vectors.mode == "floret"
-    assert {"senter", "trainable_lemmatizer", "multiword_tokens"} <= set(nlp.pipe_names)
+    assert {"senter", "lemmatizer", "multiword_tokens"} <= set(nlp.pipe_names)
     sents = list(read_conllu(tmp_path / "parsed.conllu"))
     assert all(s.heads.count(0) == 1 for s in sents) and "".join(s.text for s in sents).replace(" ", "") == \
         "".join(test).replace(" ", "")

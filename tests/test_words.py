@@ -153,3 +153,28 @@ def test_raw_text_with_multiword_tokens_is_written_as_ud(latin_component, tmp_pa
     component.to_disk(tmp_path / "mwt")
     again = MultiwordTokens(nlp).from_disk(tmp_path / "mwt")
     assert again.tables == component.tables and [t.text for t in again(nlp(text))] == [t.text for t in doc]
+
+
+def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
+    """lexicon_lemmatizer: trained on "qaþ" -> "qiþan" and "gaf" -> "giban"
+    (two edit trees), a seen form whose best-scored tree is another form's
+    takes the best of its own trees; an unseen form, spaCy's choice (the best
+    tree that applies, else the form itself). The lexicon is saved with the
+    component."""
+    nlp = spacy.blank("xx")
+    lemmatizer = nlp.add_pipe("lexicon_lemmatizer", config={"model": {"tok2vec": {
+        "@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 8, "depth": 1,
+        "embed_size": 100, "window_size": 1, "maxout_pieces": 2, "subword_features": False}}, "min_tree_freq": 1})
+    words, lemmas = ["qaþ", "gaf", "qaþ"], ["qiþan", "giban", "qiþan"]
+    gold = Doc(nlp.vocab, words=words, lemmas=lemmas)
+    nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=words), gold)])
+    assert len(lemmatizer.labels) == 2 and set(lemmatizer.cfg["lexicon"]) == {"qaþ", "gaf"}
+    doc = Doc(nlp.vocab, words=["qaþ", "gaf", "saþ"])
+    qaþ_tree, gaf_tree = lemmatizer._pair2label("qaþ", "qiþan"), lemmatizer._pair2label("gaf", "giban")
+    scores = np.zeros((3, 2), dtype="f")
+    scores[0, gaf_tree] = scores[1, qaþ_tree] = scores[2, qaþ_tree] = 1.0  # each word's best: the other tree
+    (guesses,) = lemmatizer._scores2guesses_top_k_equals_1([doc], [scores])
+    lemmatizer.set_annotations([doc], [guesses])
+    assert [t.lemma_ for t in doc] == ["qiþan", "giban", "siþan"]  # "saþ", unseen: the best tree applies
+    restored = nlp.get_pipe("lexicon_lemmatizer").from_bytes(lemmatizer.to_bytes())
+    assert restored.cfg["lexicon"] == lemmatizer.cfg["lexicon"]

@@ -35,20 +35,25 @@ BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_par
 SPACY_OWN_TOK2VEC = ("spacy_parser_cnn",)
 
 
-TAGGERS = ["morphologizer", "tagger", "trainable_lemmatizer"]  # tagging.partial.cfg's, after the tok2vec
+TAGGERS = ["morphologizer", "tagger", "lemmatizer"]  # tagging.partial.cfg's, after the tok2vec
 RAW_TEXT = ["multiword_tokens", "senter"]  # raw_text.partial.cfg's, before it
 
 
 def _with_taggers(config: Config, base: Path, raw_text: bool) -> None:
     """Put the taggers (``TAGGERS``) right after the tok2vec in ``[nlp]
     pipeline``, and with ``raw_text`` the treebank's words and sentences
-    (``RAW_TEXT``) right before it (E086 where there is no tok2vec)."""
+    (``RAW_TEXT``) right before it; without (spaCy's own pipeline), no
+    lemmatizer (E086 where there is no tok2vec)."""
     pipeline = list(config["nlp"]["pipeline"])
     if "tok2vec" not in pipeline:
         raise UserError(Errors.E086.format(base=base, pipeline=pipeline))
     at = pipeline.index("tok2vec")
     config["nlp"]["pipeline"] = (pipeline[:at] + (RAW_TEXT if raw_text else []) + [pipeline[at]] + TAGGERS
                                  + pipeline[at + 1:])
+    if not raw_text:  # spaCy's own pipeline: its init config's taggers, no lemmatizer of ours
+        config["nlp"]["pipeline"].remove("lemmatizer")
+        del config["components"]["lemmatizer"]
+        config["training"]["score_weights"].pop("lemma_acc", None)
 
 
 def _taggers_first(config: Config) -> None:

@@ -27,6 +27,7 @@ from ..errors import Errors, UserError
 LABELS: Dict[str, Tuple[Callable, str]] = {
     "tagger": (lambda t: t.tag_, "XPOS"),
     "morphologizer": (lambda t: (t.pos_, str(t.morph)) if (t.pos_ or str(t.morph)) else "", "UPOS or FEATS"),
+    "lexicon_lemmatizer": (lambda t: t.lemma_, "LEMMA"),
     "trainable_lemmatizer": (lambda t: t.lemma_, "LEMMA"),
 }
 
