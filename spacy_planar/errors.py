@@ -143,6 +143,8 @@ class Errors:
     E133 = "[E133] {path}: the output would overwrite the input; give another output path"
     E134 = "[E134] {what} '{value}': expected {rule}"
     E135 = "[E135] --accurate sizes the BiLSTM encoder, which --transformer replaces: give one of them"
+    E136 = ("[E136] an ensemble's pipelines are seeds of one config on one treebank (the same components and "
+            "labels): {reason}")
 
 _CODE = re.compile(r"\[(E\d{3})\]")
 

@@ -178,3 +178,51 @@ def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
     assert [t.lemma_ for t in doc] == ["qiþan", "giban", "siþan"]  # "saþ", unseen: the best tree applies
     restored = nlp.get_pipe("lexicon_lemmatizer").from_bytes(lemmatizer.to_bytes())
     assert restored.cfg["lexicon"] == lemmatizer.cfg["lexicon"]
+
+
+def _ud_pipeline(seed: int, docs):
+    """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser) trained a little with ``seed`` on ``docs``."""
+    from thinc.api import fix_random_seed
+
+    fix_random_seed(seed)
+    nlp = spacy.blank("xx")
+    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32}
+    nlp.add_pipe("tok2vec", config={"model": {
+        "@architectures": "spacy.Tok2Vec.v2",
+        "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+                  "rows": [500, 100], "include_static_vectors": False},
+        "encode": {"@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": 32, "depth": 1, "cnn_depth": 1}}})
+    nlp.add_pipe("morphologizer", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
+    nlp.add_pipe("lexicon_lemmatizer", name="lemmatizer", config={"min_tree_freq": 1, "model": {
+        "@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
+    nlp.add_pipe("planar_parser", config={"model": {"tok2vec": listener}})
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    sgd = nlp.initialize(lambda: examples)
+    for _ in range(4):
+        nlp.update(examples, sgd=sgd)
+    return nlp
+
+
+def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean():
+    """parse --ensemble: a pipeline with itself as the other member gives its
+    own annotation, word for word (the mean of equal log-probabilities); two
+    seeds give one tree per sentence, and tags, chosen by their mean; members
+    of other labels are one line (E136)."""
+    from spacy_planar.ensemble import Ensemble
+    from spacy_planar.errors import UserError
+
+    docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 30)
+    one, two = _ud_pipeline(0, docs), _ud_pipeline(1, docs)
+    words = [[t.text for t in d] for d in docs[:10]]
+
+    def annotated(nlp):
+        return [[(t.head.i, t.dep_, t.pos_, str(t.morph), t.lemma_) for t in d]
+                for d in nlp.pipe(Doc(one.vocab, words=w) for w in words)]
+
+    alone = annotated(one)
+    assert annotated(Ensemble(one, [one])) == alone
+    both = annotated(Ensemble(one, [two]))
+    assert both != alone and all(sum(h == i for i, (h, *_) in enumerate(d)) == 1 for d in both)
+    other = _ud_pipeline(0, docs[10:])
+    with pytest.raises(UserError, match="E136"):
+        Ensemble(one, [other])

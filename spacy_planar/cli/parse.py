@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import List
 
 import typer
 
@@ -32,6 +33,9 @@ def parse(
     confidence: bool = flag(False, "--confidence", "-c", help="Write each word's arc probability as "
                                     "HeadProb=P in MISC; parses with a beam"),
     beam: int = typer.Option(KBEST_BEAM, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
+    ensemble: List[str] = typer.Option(None, "--ensemble", "-e", help="Another pipeline trained on the same "
+                                       "treebank (another seed): parse with both, their taggers' probabilities "
+                                       "and parser's moves averaged (repeat for more)"),
     keep_input_columns: bool = flag(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
                                             "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, its DEPS, "
                                             "MISC and empty nodes (default: '_', as predicted by nothing; MISC "
@@ -50,10 +54,12 @@ def parse(
             raise UserError(Errors.E133.format(path=output_path))
         if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
             raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
-        if kbest > 1 or confidence:
-            nlp = load_pipeline(model, {"beam_width": beam, "n_best": max(kbest, 2)})
-        else:
-            nlp = load_pipeline(model)
+        settings = {"beam_width": beam, "n_best": max(kbest, 2)} if kbest > 1 or confidence else None
+        nlp = load_pipeline(model, settings)
+        if ensemble:
+            from ..ensemble import Ensemble
+
+            nlp = Ensemble(nlp, [load_pipeline(other, settings) for other in ensemble])
         header = header_line(pipeline_id(pipeline_path(model)))
         start = time.perf_counter()
         report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,

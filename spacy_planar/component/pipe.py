@@ -267,20 +267,21 @@ class PlanarParser(TrainablePipe):
 
     # --- parsing -----------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc], *, beam_width: Optional[int] = None,
-                observer: Optional[Callable] = None) -> List[List[Tuple[Span, Tree]]]:
+                observer: Optional[Callable] = None, scorer=None) -> List[List[Tuple[Span, Tree]]]:
         """The tree of every unit of ``docs`` (``parsing.parse_docs``).
         For diagnostics, this call only: ``beam_width`` in place of the
         component's (``spacy-planar search-errors``); ``observer``, called
         after each parse step as observer(system, states, the actions just
         applied (-1: none), token offsets naming the units) (``spacy-planar
-        stacks``)."""
+        stacks``). ``scorer``: the moves' scores over the Docs' tokens in
+        place of the model's (``ensemble.EnsembleScorer``)."""
         docs = list(docs)
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
         if not found:
             return [[] for _ in docs]
         cfg = self.cfg if beam_width is None else {**self.cfg, "beam_width": int(beam_width)}
-        return parse_docs(self.system, self.model.predict(docs), self.model.ops, docs, found, cfg, observer,
-                          self.repaired)
+        scorer = self.model.predict(docs) if scorer is None else scorer
+        return parse_docs(self.system, scorer, self.model.ops, docs, found, cfg, observer, self.repaired)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit (``parsing.output_trees``: back to
