@@ -158,9 +158,9 @@ def test_raw_text_with_multiword_tokens_is_written_as_ud(latin_component, tmp_pa
 def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
     """lexicon_lemmatizer: trained on "qaþ" -> "qiþan" and "gaf" -> "giban"
     (two edit trees), a seen form whose best-scored tree is another form's
-    takes the best of its own trees; an unseen form, spaCy's choice (the best
-    tree that applies, else the form itself). The lexicon is saved with the
-    component."""
+    takes the best of its own trees; an unseen form ("saþ"), the best of the
+    trees of the training forms that end as it does ("-aþ": qaþ's). The
+    tables are saved with the component."""
     nlp = spacy.blank("xx")
     lemmatizer = nlp.add_pipe("lexicon_lemmatizer", config={"model": {"tok2vec": {
         "@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 8, "depth": 1,
@@ -172,12 +172,13 @@ def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
     doc = Doc(nlp.vocab, words=["qaþ", "gaf", "saþ"])
     qaþ_tree, gaf_tree = lemmatizer._pair2label("qaþ", "qiþan"), lemmatizer._pair2label("gaf", "giban")
     scores = np.zeros((3, 2), dtype="f")
-    scores[0, gaf_tree] = scores[1, qaþ_tree] = scores[2, qaþ_tree] = 1.0  # each word's best: the other tree
+    scores[0, gaf_tree] = scores[1, qaþ_tree] = scores[2, gaf_tree] = 1.0  # each word's best: the other tree
     (guesses,) = lemmatizer._scores2guesses_top_k_equals_1([doc], [scores])
     lemmatizer.set_annotations([doc], [guesses])
-    assert [t.lemma_ for t in doc] == ["qiþan", "giban", "siþan"]  # "saþ", unseen: the best tree applies
+    assert [t.lemma_ for t in doc] == ["qiþan", "giban", "siþan"]
+    assert lemmatizer.cfg["suffixes"]["aþ"] == [qaþ_tree]
     restored = nlp.get_pipe("lexicon_lemmatizer").from_bytes(lemmatizer.to_bytes())
-    assert restored.cfg["lexicon"] == lemmatizer.cfg["lexicon"]
+    assert all(restored.cfg[table] == lemmatizer.cfg[table] for table in ("lexicon", "suffixes"))
 
 
 def _ud_pipeline(seed: int, docs):

@@ -1,17 +1,21 @@
 """``lexicon_lemmatizer``: spaCy's trainable lemmatizer (edit trees), which
-for a word form seen in training chooses among the edit trees seen for it.
+chooses a word's edit tree among those the training data gives its form, or
+the longest ending it shares with training forms.
 
 spaCy's ``trainable_lemmatizer`` (Müller et al. 2015's edit trees) scores
 every edit tree for every word and takes the best one that applies. On a
-small treebank it errs on words it has seen: on Old Church Slavonic dev
+small treebank it errs on the words it has seen: on Old Church Slavonic dev
 (cu_proiel) it got 91.8% of the seen forms' lemmas, where the training
-data's most frequent lemma of each form gets 98.4%, and UDPipe 1 (whose
-dictionary of the training data's analyses restricts the tagger's choice)
-94.8%. This component keeps spaCy's model, trees, loss and backoff, and adds
-UDPipe's restriction: a form seen in training (``cfg["lexicon"]``: each form's
-edit trees among the labels, saved with the component) takes the
-best-scored of its own trees, so context still chooses between a form's
-lemmas; an unseen form is lemmatized as spaCy's component does.
+data's most frequent lemma of each form gets 98.4% and UDPipe 1 (whose
+dictionary of the training data's analyses restricts its tagger's choice)
+94.8%; and on unseen forms it got 17%, UDPipe's suffix guesser 29%. This
+component keeps spaCy's model, trees, loss and backoff, and restricts the
+choice as UDPipe does: a form seen in training (``cfg["lexicon"]``) takes
+the best-scored of its own edit trees; another word, the best-scored of the
+trees of the training forms that share its longest ending (up to
+``SUFFIX`` characters, ``cfg["suffixes"]``) and apply to it; a word with
+neither, spaCy's choice. Context still chooses among a form's lemmas. The
+tables are the component's learned data, saved with it.
 """
 from __future__ import annotations
 
@@ -41,34 +45,54 @@ def make_lexicon_lemmatizer(nlp: Language, model: Model, name: str, backoff: Opt
                              overwrite=overwrite, top_k=top_k, scorer=scorer or lemmatizer_score)
 
 
+SUFFIX = 5  # the longest ending of a form that chooses an unseen form's trees (cu_proiel dev: 3 -> 5, +0.4)
+
+
 class LexiconLemmatizer(EditTreeLemmatizer):
-    """spaCy's ``EditTreeLemmatizer`` whose seen forms choose among their own edit trees."""
+    """spaCy's ``EditTreeLemmatizer`` choosing among the trees of a word's form or of its ending."""
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[Dict] = None) -> None:
         """spaCy's initialization (the edit trees, the model), then the
-        lexicon: each training form's edit trees, as labels."""
+        tables: each training form's edit trees, and each ending's (of 1 to
+        ``SUFFIX`` characters, shorter than the form), as labels."""
         super().initialize(get_examples, nlp=nlp, labels=labels)
         lexicon: Dict[str, set] = {}
+        suffixes: Dict[str, set] = {}
         for eg in get_examples():
             for token in eg.reference:
                 if token.lemma != 0:
                     label = self._pair2label(token.text, token.lemma_)
                     if label is not None:
                         lexicon.setdefault(token.text, set()).add(label)
+                        for k in range(1, min(SUFFIX, len(token.text) - 1) + 1):
+                            suffixes.setdefault(token.text[-k:], set()).add(label)
         self.cfg["lexicon"] = {form: sorted(found) for form, found in sorted(lexicon.items())}
+        self.cfg["suffixes"] = {end: sorted(found) for end, found in sorted(suffixes.items())}
 
     def _scores2guesses_top_k_equals_1(self, docs, scores) -> List[np.ndarray]:
-        """Per word, the tree id: a seen form's best-scored own tree; any
-        other word's as spaCy's component chooses it (the best tree, if it
-        applies; -1: the backoff)."""
-        lexicon = self.cfg.get("lexicon", {})
+        """Per word, the tree id: the best-scored of the trees its form has
+        in the lexicon, or else of those of its longest ending that apply to
+        it, or else spaCy's choice (the best tree, if it applies; -1: the
+        backoff)."""
         guesses = super()._scores2guesses_top_k_equals_1(docs, scores)
-        labels = self.cfg["labels"]
         for doc, doc_scores, doc_guesses in zip(docs, scores, guesses):
             doc_scores = self.numpy_ops.asarray(doc_scores)
             for i, token in enumerate(doc):
-                own = lexicon.get(token.text)
+                own = self._candidates(token.text)
                 if own:
-                    doc_guesses[i] = labels[own[int(np.argmax(doc_scores[i, own]))]]
+                    doc_guesses[i] = self.cfg["labels"][own[int(np.argmax(doc_scores[i, own]))]]
         return guesses
+
+    def _candidates(self, form: str) -> List[int]:
+        """The labels a form chooses among: its own, or its longest ending's that apply (none: any)."""
+        own = self.cfg.get("lexicon", {}).get(form)
+        if own:
+            return own
+        suffixes, labels = self.cfg.get("suffixes", {}), self.cfg["labels"]
+        for k in range(min(SUFFIX, len(form) - 1), 0, -1):
+            found = [label for label in suffixes.get(form[-k:], ())
+                     if self.trees.apply(labels[label], form) is not None]
+            if found:
+                return found
+        return []
