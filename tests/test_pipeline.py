@@ -395,9 +395,11 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     # where they differ, the beam's tree is mostly the one the model scores higher (the sum of the
     # log-probabilities of each tree's static derivation: what `search-errors` compares; for swap
     # that derivation need not be the path the beam took, whose SWAPs may differ, so its score
-    # only bounds the beam's from below). Measured on these models (59-73 sentences differ):
-    # arc_eager 0.73, planar 0.68, swap 0.58, top_down 0.94, two_planar 0.75; each floor is that
-    # share less two standard errors of a share of about 65 sentences, about 0.12 (0.06 at 0.94)
+    # only bounds the beam's from below). The models differ from machine to machine (BLAS sums in
+    # another order), and so does this share: measured here (60-77 sentences differ) arc_eager 0.80,
+    # planar 0.76, swap 0.63, top_down 0.89, two_planar 0.74; arc_eager 0.59 on the CI machine. So
+    # the test asks what holds on every machine: more than half (swap: more than 0.4), and a higher
+    # score on average (here +1.2 to +4.6 nats a sentence). A beam that kept the worse tree fails both.
     from spacy_planar.cli.search import derivation_scores
     parser = four.get_pipe("planar_parser")
     differ = [i for i, (b, g) in enumerate(zip(beam, greedy)) if b != g]
@@ -408,8 +410,8 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     both = np.isfinite(beam_scores) & np.isfinite(greedy_scores)
     assert both.mean() > 0.95, (system, both.mean())  # all of them, measured
     higher = beam_scores[both] >= greedy_scores[both] - 1e-6
-    floor = {"arc_eager": 0.61, "planar": 0.57, "swap": 0.46, "top_down": 0.88, "two_planar": 0.63}[system]
-    assert higher.mean() > floor, (system, higher.mean())
+    assert higher.mean() > (0.4 if system == "swap" else 0.5), (system, higher.mean())
+    assert np.mean(beam_scores[both] - greedy_scores[both]) > 0, system
 
 
 def test_beam_options_are_checked():
