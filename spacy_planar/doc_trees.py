@@ -12,6 +12,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 from spacy.attrs import DEP, HEAD
 
+from .defaults import ROOT_LABEL
 from .trees import Tree
 
 OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
@@ -34,7 +35,7 @@ def span_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
 def ud_labels(heads: Sequence[int], labels: Sequence[str]) -> List[str]:
     """Labels in UD terms: spaCy's own root label ``ROOT`` (its parser's,
     whatever the data said) on a root word is UD's ``root``."""
-    return ["root" if h == 0 and label == "ROOT" else label for h, label in zip(heads, labels)]
+    return [ROOT_LABEL if h == 0 and label == "ROOT" else label for h, label in zip(heads, labels)]
 
 
 def ud_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
