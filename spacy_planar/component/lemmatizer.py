@@ -76,20 +76,18 @@ class LexiconLemmatizer(EditTreeLemmatizer):
         it, or else spaCy's choice (the best tree, if it applies; -1: the
         backoff)."""
         guesses = super()._scores2guesses_top_k_equals_1(docs, scores)
+        lexicon, suffixes, labels = self.cfg.get("lexicon", {}), self.cfg.get("suffixes", {}), self.cfg["labels"]
         for doc, doc_scores, doc_guesses in zip(docs, scores, guesses):
             doc_scores = self.numpy_ops.asarray(doc_scores)
             for i, token in enumerate(doc):
-                own = self._candidates(token.text)
+                own = lexicon.get(token.text) or self._ending_candidates(token.text, suffixes, labels)
                 if own:
-                    doc_guesses[i] = self.cfg["labels"][own[int(np.argmax(doc_scores[i, own]))]]
+                    doc_guesses[i] = labels[own[int(np.argmax(doc_scores[i, own]))]]
         return guesses
 
-    def _candidates(self, form: str) -> List[int]:
-        """The labels a form chooses among: its own, or its longest ending's that apply (none: any)."""
-        own = self.cfg.get("lexicon", {}).get(form)
-        if own:
-            return own
-        suffixes, labels = self.cfg.get("suffixes", {}), self.cfg["labels"]
+    def _ending_candidates(self, form: str, suffixes: Dict[str, List[int]], labels: List) -> List[int]:
+        """The labels of the longest ending ``form`` shares with training forms whose trees apply to it
+        (none: spaCy's choice)."""
         for k in range(min(SUFFIX, len(form) - 1), 0, -1):
             found = [label for label in suffixes.get(form[-k:], ())
                      if self.trees.apply(labels[label], form) is not None]
