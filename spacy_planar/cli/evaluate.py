@@ -194,6 +194,8 @@ def evaluate(
     UPOS and FEATS, BLEX LEMMA). A system whose words differ from the
     gold's (raw text parsed) gets the official figures alone: the scorer
     aligns the words; ours need the same ones."""
+    # Over 60 lines with its signature, where typer reads the options; the body is under 60. (Not in the
+    # docstring: that is --help's text.)
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:

@@ -121,6 +121,8 @@ def vectors(
     (--exclude) are left out. floret's vectors (subword-hashed, so unseen
     inflected forms get one) are stored as `spacy init vectors --mode floret`
     does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`."""
+    # Over 60 lines with its signature, where typer reads the options; the body is under 60. (Not in the
+    # docstring: that is --help's text.)
     from spacy.training.initialize import convert_vectors
 
     if output_dir.exists() and not overwrite:
