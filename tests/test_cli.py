@@ -132,3 +132,21 @@ def test_flags_show_no_value_in_help():
         lines = [line for line in res.output.splitlines() if "--help" not in line]
         assert res.exit_code == 0 and any("--" in line for line in lines), command
         assert not [line for line in lines if "<bool>" in line], (command, res.output)
+
+
+def test_train_hands_its_gpu_id_to_spacys_train(monkeypatch, tmp_path):
+    """``train --gpu-id N`` trains on that device: spaCy's train is called
+    with it (called without it, spaCy's train announces the CPU and skips
+    the config's GPU allocator)."""
+    from pathlib import Path
+
+    import spacy.cli.train
+
+    from spacy_planar.cli.train import train_stages
+
+    seen = []
+    monkeypatch.setattr(spacy.cli.train, "train", lambda *args, **kwargs: seen.append(kwargs.get("use_gpu")))
+    config = Path(__file__).parent.parent / "configs" / "ud.cfg"
+    train_stages(config, tmp_path, {}, 0)
+    train_stages(config, tmp_path, {})
+    assert seen == [0, -1]

@@ -42,28 +42,42 @@ def test_the_reader_gives_runs_of_gold_sentences(tmp_path):
         create_corpus(path, sentences=0)
 
 
-def test_the_tok2vec_encodes_each_sentence_apart():
+try:
+    from thinc.util import has_cupy_gpu
+except ImportError:  # older thinc
+    has_cupy_gpu = False
+
+
+@pytest.mark.parametrize("ops", ["numpy", pytest.param(
+    "cupy", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU"))])
+def test_the_tok2vec_encodes_each_sentence_apart(ops):
     """spacy-planar.Tok2Vec.v1: a Doc of two sentences gets, word for word,
     the vectors of each sentence as a Doc of its own (the BiLSTM reads
-    across no sentence start), and its gradients reach the embedding."""
+    across no sentence start), and its gradients reach the embedding; on
+    numpy and on cupy (where the sentences' split points must be host
+    integers)."""
+    from thinc.api import use_ops
+
     from spacy_planar.model.bilstm import build_bilstm_encoder
     from spacy_planar.model.tok2vec import build_tok2vec
 
-    embed = spacy.registry.architectures.get("spacy.MultiHashEmbed.v2")(
-        width=16, attrs=["NORM", "SHAPE"], rows=[500, 100], include_static_vectors=False)
-    model = build_tok2vec(embed, build_bilstm_encoder(16, depth=1, cnn_depth=1, dropout=0.0))
-    vocab = spacy.blank("xx").vocab
+    vocab = spacy.blank("xx").vocab  # spaCy's architectures registered
+    with use_ops(ops):
+        embed = spacy.registry.architectures.get("spacy.MultiHashEmbed.v2")(
+            width=16, attrs=["NORM", "SHAPE"], rows=[500, 100], include_static_vectors=False)
+        model = build_tok2vec(embed, build_bilstm_encoder(16, depth=1, cnn_depth=1, dropout=0.0))
+    host = model.ops.to_numpy
     a, b = ["jah", "qaþ", "imma", "."], ["ik", "im", "wigs", "."]
     both = Doc(vocab, words=a + b, sent_starts=[True, False, False, False] * 2)
     model.initialize([both])
-    (together,) = model.predict([both])
-    apart = model.predict([Doc(vocab, words=a), Doc(vocab, words=b)])
+    (together,) = [host(Y) for Y in model.predict([both])]
+    apart = [host(Y) for Y in model.predict([Doc(vocab, words=a), Doc(vocab, words=b)])]
     np.testing.assert_allclose(together, np.concatenate(apart), atol=1e-5)
-    (unsplit,) = model.predict([Doc(vocab, words=a + b)])
+    (unsplit,) = [host(Y) for Y in model.predict([Doc(vocab, words=a + b)])]
     assert np.abs(unsplit[:4] - together[:4]).max() > 1e-4  # one sentence: the BiLSTM reads on
     Ys, backprop = model([both], is_train=True)
-    backprop([np.ones_like(Y) for Y in Ys])
-    assert any(np.abs(n.get_grad(p)).sum() > 0 for n in embed.walk() for p in n.param_names if n.has_grad(p))
+    backprop([model.ops.xp.ones_like(Y) for Y in Ys])
+    assert any(np.abs(host(n.get_grad(p))).sum() > 0 for n in embed.walk() for p in n.param_names if n.has_grad(p))
 
 
 def _treebank_example(nlp, conllu: str) -> Example:

@@ -42,15 +42,16 @@ def train(
         fail(str(e))
     setup_gpu(gpu_id)
     start = time.perf_counter()
-    train_stages(config_path, Path(output_path), overrides)
+    train_stages(config_path, Path(output_path), overrides, gpu_id)
     seconds = time.perf_counter() - start
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
 
-def train_stages(config_path: Path, output_path: Path, overrides: Dict) -> None:
+def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1) -> None:
     """``spacy train`` of the config, or of its two stages
     (``spacy_planar/stages.py``), each stage's config written beside its
-    output (OUTPUT/first_stage.cfg, OUTPUT/second_stage.cfg)."""
+    output (OUTPUT/first_stage.cfg, OUTPUT/second_stage.cfg); on GPU
+    ``gpu_id`` where it is 0 or more (spaCy's train sets its device itself)."""
     from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
@@ -59,18 +60,18 @@ def train_stages(config_path: Path, output_path: Path, overrides: Dict) -> None:
     config = load_config(config_path, overrides=overrides, interpolate=False)
     first = first_stage(config)
     if first is None:
-        spacy_train(config_path, output_path, overrides=overrides)
+        spacy_train(config_path, output_path, use_gpu=gpu_id, overrides=overrides)
         return
     output_path.mkdir(parents=True, exist_ok=True)
     first_out = output_path / "first_stage"
     first.to_disk(output_path / "first_stage.cfg", interpolate=False)
     msg.divider(f"Stage 1 of 2: {', '.join(first['nlp']['pipeline'])}")
-    spacy_train(output_path / "first_stage.cfg", first_out)
+    spacy_train(output_path / "first_stage.cfg", first_out, use_gpu=gpu_id)
     trained = load_config(first_out / "model-best" / "config.cfg", interpolate=False)["nlp"]["pipeline"]
     second = second_stage(config, (first_out / "model-best").resolve(), list(trained))
     second.to_disk(output_path / "second_stage.cfg", interpolate=False)
     msg.divider(f"Stage 2 of 2: {', '.join(second['nlp']['pipeline'])}, the first stage's frozen")
-    spacy_train(output_path / "second_stage.cfg", output_path)
+    spacy_train(output_path / "second_stage.cfg", output_path, use_gpu=gpu_id)
 
 
 def raw_text_paths(config_path: Path, overrides: Dict) -> Dict[str, Optional[str]]:

@@ -38,7 +38,13 @@ def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_d
                          window_size: int = 1, maxout_pieces: int = 3) -> Model[List[Floats2d], List[Floats2d]]:
     """List of [words, width] -> list of [words, width]: ``cnn_depth``
     window-CNN layers (none with 0), then ``x + BiLSTM(x)`` (``depth``
-    layers, ``width // 2`` units each way), layer-normalised."""
+    layers, ``width // 2`` units each way), layer-normalised.
+
+    ``dropout`` is the DropConnect rate until a trainer sets it: spaCy's
+    components set every layer's ``dropout_rate`` to ``training.dropout``
+    at each update, so under ``spacy train`` that setting is the rate
+    (measured: ``encode.dropout`` 0.33 trained the accurate tier to the
+    same weights as 0.1; docs/decisions.md, 2026-11-27)."""
     if width % 2:
         raise UserError(Errors.E128.format(width=width))
     layers = [bidirectional(width, width, dropout) for _ in range(depth)]

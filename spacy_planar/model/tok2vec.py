@@ -10,6 +10,7 @@ sentence starts is one sentence.
 """
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Callable, List, Tuple
 
 from spacy.tokens import Doc
@@ -36,6 +37,12 @@ def sentence_lengths(doc: Doc) -> List[int]:
     return [len(doc)]
 
 
+def starts(lengths: List[int]) -> List[int]:
+    """Where each sentence after the first starts: host integers, as
+    ``xp.split`` takes them on numpy and on cupy alike."""
+    return list(accumulate(lengths))[:-1]
+
+
 def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
     embed, encode = model.layers
     Xs, backprop_embed = embed(docs, is_train)
@@ -44,14 +51,14 @@ def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2
         Ys, backprop_encode = encode(Xs, is_train)
         return Ys, lambda dYs: backprop_embed(backprop_encode(dYs))
     ops = model.ops
-    sents = [part for X, ls in zip(Xs, lengths) for part in ops.xp.split(X, ops.xp.cumsum(ls)[:-1])]
+    sents = [part for X, ls in zip(Xs, lengths) for part in ops.xp.split(X, starts(ls))]
     Ys, backprop_encode = encode(sents, is_train)
     counts = [len(ls) for ls in lengths]
     ends = [sum(counts[:i + 1]) for i in range(len(counts))]
     joined = [ops.xp.concatenate(Ys[end - n:end]) for end, n in zip(ends, counts)]
 
     def backprop(dYs: List[Floats2d]) -> List:
-        d_sents = [part for dY, ls in zip(dYs, lengths) for part in ops.xp.split(dY, ops.xp.cumsum(ls)[:-1])]
+        d_sents = [part for dY, ls in zip(dYs, lengths) for part in ops.xp.split(dY, starts(ls))]
         dXs = backprop_encode(d_sents)
         return backprop_embed([ops.xp.concatenate(dXs[end - n:end]) for end, n in zip(ends, counts)])
 
