@@ -65,9 +65,11 @@ def charlm(
     character and the backward model's after its first (Stanza's parser
     reads them). Train any shipped config with them: `--paths.charlm
     OUTPUT_DIR`. The bits per character on the text's last 1% (not trained
-    on) are printed and kept in OUTPUT_DIR/meta.json."""
-    # Over 60 lines with its signature, where typer reads the options; the body is under 60. (Not in the
-    # docstring: that is --help's text.)
+    on) are printed and kept in OUTPUT_DIR/meta.json.
+
+    \f
+    (Over 60 lines with its signature, where typer reads the options; the
+    body is under 60. Below the form feed: not in --help.)"""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 

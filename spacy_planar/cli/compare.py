@@ -253,9 +253,11 @@ def compare(
     tree transform T changes (Nilsson 2007, Experiment II). ``--kbest K``:
     the pipelines with a planar_parser keep their K best parses, and a table
     gives the K-best oracle LAS and how calibrated and how well ranked the
-    arc probabilities are."""
-    # Over 60 lines with its signature, where typer reads the options; the body is under 60. (Not in the
-    # docstring: that is --help's text.)
+    arc probabilities are.
+
+    \f
+    (Over 60 lines with its signature, where typer reads the options; the
+    body is under 60. Below the form feed: not in --help.)"""
     runs: Dict[str, List[Dict]] = {}
     try:
         check_transforms(touched)

@@ -193,9 +193,11 @@ def evaluate(
     --keep-input-columns) is named and left out (its metrics too: MLAS needs
     UPOS and FEATS, BLEX LEMMA). A system whose words differ from the
     gold's (raw text parsed) gets the official figures alone: the scorer
-    aligns the words; ours need the same ones."""
-    # Over 60 lines with its signature, where typer reads the options; the body is under 60. (Not in the
-    # docstring: that is --help's text.)
+    aligns the words; ours need the same ones.
+
+    \f
+    (Over 60 lines with its signature, where typer reads the options; the
+    body is under 60. Below the form feed: not in --help.)"""
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:
