@@ -16,6 +16,13 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault(variable, "1")
     threadpool_limits(1)
 
+try:
+    from thinc.util import has_cupy_gpu
+except ImportError:  # older thinc
+    has_cupy_gpu = False
+# the ops a model test runs on: numpy, and cupy where it has a GPU
+OPS = ["numpy", pytest.param("cupy", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU"))]
+
 DATA = Path(os.environ.get("SPACY_PLANAR_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"))
 
 

@@ -9,6 +9,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.util import registry
 
+from conftest import OPS, has_cupy_gpu
 from spacy_planar.model.chars import build_char_embed
 
 
@@ -200,12 +201,6 @@ def test_bilstm_encoder_gives_the_same_on_thincs_generic_ops():
         np.testing.assert_allclose(a, b, atol=1e-5)
 
 
-try:
-    from thinc.util import has_cupy_gpu
-except ImportError:  # older thinc
-    has_cupy_gpu = False
-
-
 @pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU")
 def test_the_tok2vec_runs_on_cupy_as_on_numpy():
     """The character CNN and the BiLSTM encoder run through Thinc's ops
@@ -231,9 +226,6 @@ def test_the_tok2vec_runs_on_cupy_as_on_numpy():
     params = [(n, p) for n in model.walk() for p in n.param_names if n.has_param(p) and p != "HC0"]
     unchanged = [f"{n.name}.{p}" for n, p in params if cupy.allclose(n.get_param(p), before[(n.id, p)])]
     assert params and not unchanged, unchanged
-
-
-OPS = ["numpy", pytest.param("cupy", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU"))]
 
 
 @pytest.mark.parametrize("ops", OPS)

@@ -8,7 +8,7 @@ import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 
-from conftest import first_docs, treebank
+from conftest import OPS, first_docs, treebank
 from spacy_planar.component.words import MultiwordTokens, split_words
 from spacy_planar.conllu_io import MWT_KEY, USER_DATA_KEY, conllu_to_docs, doc_to_conllu, read_conllu
 from spacy_planar.readers import WORDS_GIVEN, create_corpus
@@ -42,14 +42,7 @@ def test_the_reader_gives_runs_of_gold_sentences(tmp_path):
         create_corpus(path, sentences=0)
 
 
-try:
-    from thinc.util import has_cupy_gpu
-except ImportError:  # older thinc
-    has_cupy_gpu = False
-
-
-@pytest.mark.parametrize("ops", ["numpy", pytest.param(
-    "cupy", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU"))])
+@pytest.mark.parametrize("ops", OPS)
 def test_the_tok2vec_encodes_each_sentence_apart(ops):
     """spacy-planar.Tok2Vec.v1: a Doc of two sentences gets, word for word,
     the vectors of each sentence as a Doc of its own (the BiLSTM reads

@@ -54,7 +54,7 @@ def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2
     sents = [part for X, ls in zip(Xs, lengths) for part in ops.xp.split(X, starts(ls))]
     Ys, backprop_encode = encode(sents, is_train)
     counts = [len(ls) for ls in lengths]
-    ends = [sum(counts[:i + 1]) for i in range(len(counts))]
+    ends = list(accumulate(counts))
     joined = [ops.xp.concatenate(Ys[end - n:end]) for end, n in zip(ends, counts)]
 
     def backprop(dYs: List[Floats2d]) -> List:
