@@ -66,10 +66,7 @@ def charlm(
     reads them). Train any shipped config with them: `--paths.charlm
     OUTPUT_DIR`. The bits per character on the text's last 1% (not trained
     on) are printed and kept in OUTPUT_DIR/meta.json.
-
-    \f
-    (Over 60 lines with its signature, where typer reads the options; the
-    body is under 60. Below the form feed: not in --help.)"""
+    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 

@@ -254,10 +254,7 @@ def compare(
     the pipelines with a planar_parser keep their K best parses, and a table
     gives the K-best oracle LAS and how calibrated and how well ranked the
     arc probabilities are.
-
-    \f
-    (Over 60 lines with its signature, where typer reads the options; the
-    body is under 60. Below the form feed: not in --help.)"""
+    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
     runs: Dict[str, List[Dict]] = {}
     try:
         check_transforms(touched)

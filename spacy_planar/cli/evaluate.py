@@ -194,10 +194,7 @@ def evaluate(
     UPOS and FEATS, BLEX LEMMA). A system whose words differ from the
     gold's (raw text parsed) gets the official figures alone: the scorer
     aligns the words; ours need the same ones.
-
-    \f
-    (Over 60 lines with its signature, where typer reads the options; the
-    body is under 60. Below the form feed: not in --help.)"""
+    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:

@@ -121,10 +121,7 @@ def vectors(
     (--exclude) are left out. floret's vectors (subword-hashed, so unseen
     inflected forms get one) are stored as `spacy init vectors --mode floret`
     does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`.
-
-    \f
-    (Over 60 lines with its signature, where typer reads the options; the
-    body is under 60. Below the form feed: not in --help.)"""
+    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
     from spacy.training.initialize import convert_vectors
 
     if output_dir.exists() and not overwrite:
