@@ -150,3 +150,22 @@ def test_train_hands_its_gpu_id_to_spacys_train(monkeypatch, tmp_path):
     train_stages(config, tmp_path, {}, 0)
     train_stages(config, tmp_path, {})
     assert seen == [0, -1]
+
+
+def test_train_refuses_a_file_that_is_no_config_and_a_missing_corpus_in_one_line(tmp_path):
+    """``train`` given a file that is not a config (E088), a config that is
+    not there (E031) or a corpus that is not there (E031): one line, exit 1,
+    no output folder."""
+    from pathlib import Path
+
+    ud = Path(__file__).parent.parent / "configs" / "ud.cfg"
+    bad = tmp_path / "bad.cfg"
+    bad.write_text("not a config\n", encoding="utf-8")
+    cases = {"E088": [str(bad)], "E031": [str(tmp_path / "none.cfg")],
+             "missing.spacy: file not found": [str(ud), "--paths.train", str(tmp_path / "missing.spacy"),
+                                               "--paths.dev", str(ud)]}
+    for i, (said, args) in enumerate(cases.items()):
+        out = tmp_path / f"out{i}"
+        r = CliRunner().invoke(app, ["train", *args, "--output", str(out)])
+        assert r.exit_code == 1 and said in r.output and len(r.output.strip().splitlines()) == 1, r.output
+        assert not out.exists()

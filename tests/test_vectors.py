@@ -219,6 +219,7 @@ def test_the_pipeline_takes_the_vectors_language_or_says_why_not(vectors_dir, tm
     import json
     import shutil
 
+    from spacy_planar.cli._app import read_config
     from spacy_planar.cli.train import language_of
     from spacy_planar.errors import UserError
 
@@ -227,11 +228,12 @@ def test_the_pipeline_takes_the_vectors_language_or_says_why_not(vectors_dir, tm
     meta = json.loads((latin / "meta.json").read_text(encoding="utf-8"))
     (latin / "meta.json").write_text(json.dumps({**meta, "lang": "la"}), encoding="utf-8")
     ud = Path(__file__).resolve().parents[1] / "configs" / "ud.cfg"
-    assert language_of(ud, {}, str(vectors_dir)) == {}  # both xx
-    assert language_of(ud, {}, str(latin)) == {"nlp.lang": "la"}
-    assert language_of(ud, {"nlp.lang": "la"}, str(latin)) == {}
+    config = read_config(ud)
+    assert language_of(config, {}, str(vectors_dir)) == {}  # both xx
+    assert language_of(config, {}, str(latin)) == {"nlp.lang": "la"}
+    assert language_of(config, {"nlp.lang": "la"}, str(latin)) == {}
     with pytest.raises(UserError, match=r"\[E131\] .*'la', the pipeline of 'hu'"):
-        language_of(ud, {"nlp.lang": "hu"}, str(latin))
+        language_of(config, {"nlp.lang": "hu"}, str(latin))
     r = runner.invoke(app, ["train", str(ud), "--output", str(tmp_path / "out"), "--paths.vectors", str(latin),
                             "--nlp.lang", "hu", "--paths.train", "x", "--paths.dev", "x"])
     assert r.exit_code == 1 and "E131" in r.output and len(r.output.strip().splitlines()) == 1, r.output

@@ -9,7 +9,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import typer
 from wasabi import Printer
 
-from ..conllu_io import SkipReport, read_conllu
+from ..conllu_io import SkipReport, check_input, read_conllu
 
 from .. import __version__
 from ..errors import Errors, UserError
@@ -23,6 +23,19 @@ USER_ERRORS = (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryErr
 msg = Printer()
 app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=True,
                   help="Non-projective transition-based dependency parsing for spaCy.")
+
+
+def read_config(path: Path):
+    """A config file as it is written (no interpolation): one that is
+    missing (E031), a directory (E032) or not a config (E088) is a one-line
+    error."""
+    from thinc.api import Config, ConfigValidationError
+
+    check_input(path)
+    try:
+        return Config().from_disk(path, interpolate=False)
+    except ConfigValidationError as e:
+        raise UserError(Errors.E088.format(path=path, reason=" ".join(str(e).split()))) from None
 
 
 def flag(default: bool, *names: str, **options):

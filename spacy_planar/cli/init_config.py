@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from thinc.api import Config, ConfigValidationError
+from thinc.api import Config
 
 from ..catalog import SPECS
 from ..conllu_io import atomic_output, check_input
 from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, flag, msg
+from ._app import USER_ERRORS, app, fail, flag, msg, read_config
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
 # our systems (a partial config each, named as the system: catalog.SPECS), then spaCy's parser as anchors
@@ -98,15 +98,6 @@ def _with_transformer(config: Config) -> None:
     relisten(config["components"])
 
 
-def _read(path: Path) -> Config:
-    """A config file as it is written (no interpolation); one that is not a
-    config is bad input (E088)."""
-    try:
-        return Config().from_disk(path, interpolate=False)
-    except ConfigValidationError as e:
-        raise UserError(Errors.E088.format(path=path, reason=" ".join(str(e).split()))) from None
-
-
 def _spacys_own(config: Config) -> None:
     """spaCy's pipeline as ``spacy init config`` writes it, on the gold
     words: the tok2vec without base.partial.cfg's character CNN (the embedding
@@ -153,9 +144,9 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
         raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
     base_path = PARTS / "base.partial.cfg" if base is None else Path(base)
     check_input(base_path)
-    config = _read(base_path)
+    config = read_config(base_path)
     for part in _parts(system, variant):
-        config = config.merge(_read(PARTS / f"{part}.partial.cfg"))
+        config = config.merge(read_config(PARTS / f"{part}.partial.cfg"))
     if variant.tagging:
         _with_taggers(config, base_path, raw_text=system not in SPACY_OWN_TOK2VEC)
     if system in SPACY_OWN_TOK2VEC:

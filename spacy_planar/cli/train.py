@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Dict, Optional
 
 import typer
+from thinc.api import Config
 
-from ..conllu_io import check_input
 from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, msg
+from ._app import USER_ERRORS, app, fail, msg, read_config
 
 TRAIN_SECONDS = "train_seconds.json"
 
@@ -34,10 +34,12 @@ def train(
 
     overrides = parse_config_overrides(ctx.args)
     try:
-        paths = raw_text_paths(config_path, overrides)
+        config = read_config(config_path)
+        paths = raw_text_paths(config, overrides)
         check_vectors(paths["vectors"])
         check_charlm(paths["charlm"])
-        overrides.update(language_of(config_path, overrides, paths["vectors"]))
+        overrides.update(language_of(config, overrides, paths["vectors"]))
+        check_corpora(config, overrides)
     except USER_ERRORS as e:
         fail(str(e))
     setup_gpu(gpu_id)
@@ -74,15 +76,24 @@ def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: 
     spacy_train(output_path / "second_stage.cfg", output_path, use_gpu=gpu_id)
 
 
-def raw_text_paths(config_path: Path, overrides: Dict) -> Dict[str, Optional[str]]:
-    """The config's ``paths.vectors`` and ``paths.charlm`` (an override
-    first), read once; a config that is not a readable file is a one-line
-    error."""
-    from spacy.util import load_config
+def setting(config: Config, overrides: Dict, section: str, name: str):
+    """A config setting as it will be trained: its override, else the config's."""
+    return overrides.get(f"{section}.{name}", config.get(section, {}).get(name))
 
-    check_input(config_path)
-    paths = load_config(config_path, interpolate=False).get("paths", {})
-    return {name: overrides.get(f"paths.{name}", paths.get(name)) for name in ("vectors", "charlm")}
+
+def check_corpora(config: Config, overrides: Dict) -> None:
+    """A one-line error (E031) for a training or dev corpus (``paths.train``,
+    ``paths.dev``: a DocBin or a folder of them) that is not there, before
+    the output folder is made."""
+    for name in ("train", "dev"):
+        path = setting(config, overrides, "paths", name)
+        if path and not Path(path).exists():
+            raise FileNotFoundError(Errors.E031.format(path=path))
+
+
+def raw_text_paths(config: Config, overrides: Dict) -> Dict[str, Optional[str]]:
+    """The config's ``paths.vectors`` and ``paths.charlm`` (an override first)."""
+    return {name: setting(config, overrides, "paths", name) for name in ("vectors", "charlm")}
 
 
 def check_vectors(path: Optional[str]) -> None:
@@ -104,19 +115,18 @@ def check_vectors(path: Optional[str]) -> None:
         raise UserError(Errors.E111.format(path=path))
 
 
-def language_of(config_path: Path, overrides: Dict, vectors: Optional[str]) -> Dict[str, str]:
+def language_of(config: Config, overrides: Dict, vectors: Optional[str]) -> Dict[str, str]:
     """The pipeline's language, set once: where the config leaves it
     multilingual ("xx", the shipped configs' default, not overridden) and
     the vectors are of a language, the pipeline takes theirs (an override
     of ``nlp.lang``, said in one line); a pipeline and vectors of two
     languages are a one-line error (E131), not spaCy's E150 traceback."""
     import srsly
-    from spacy.util import load_config
 
     if not vectors or not (Path(vectors) / "meta.json").is_file():
         return {}
     theirs = srsly.read_json(Path(vectors) / "meta.json").get("lang") or "xx"
-    ours = overrides.get("nlp.lang", load_config(config_path, interpolate=False)["nlp"].get("lang") or "xx")
+    ours = setting(config, overrides, "nlp", "lang") or "xx"
     if theirs == ours:
         return {}
     if ours != "xx" or "nlp.lang" in overrides:
