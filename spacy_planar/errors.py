@@ -145,6 +145,7 @@ class Errors:
     E135 = "[E135] --accurate sizes the BiLSTM encoder, which --transformer replaces: give one of them"
     E136 = ("[E136] an ensemble's pipelines are seeds of one config on one treebank (the same components and "
             "labels): {reason}")
+    E137 = "[E137] the pipeline was not trained on a treebank '{name}': it knows {known}"
 
 _CODE = re.compile(r"\[(E\d{3})\]")
 

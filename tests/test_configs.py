@@ -233,7 +233,8 @@ def test_every_entry_point_resolves():
 
     groups = {"spacy_factories": registry.factories, "spacy_architectures": registry.architectures,
               "spacy_scorers": registry.scorers, "spacy_callbacks": registry.callbacks,
-              "spacy_readers": registry.readers, "thinc_transition_systems": registry.transition_systems}
+              "spacy_readers": registry.readers, "spacy_batchers": registry.batchers,
+              "thinc_transition_systems": registry.transition_systems}
     found = 0
     for group, reg in groups.items():
         for ep in entry_points(group=group):
@@ -246,8 +247,8 @@ def test_every_entry_point_resolves():
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
     # 4 factories (the parser, the feature morphologizer, multiword_tokens, the lemmatizer), 8 architectures
     # (CharEmbed v1 and v2, Tok2Vec), the scorer, 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus
-    # reader, 5 transition systems
-    assert found == 21
+    # reader and its batcher, 5 transition systems
+    assert found == 22
 
 
 @pytest.fixture(scope="module")

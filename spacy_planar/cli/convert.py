@@ -18,6 +18,9 @@ def convert(
     lang: str = typer.Option("xx", "--lang", "-l", help="Language of the vocab"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", help="Sentences per Doc (.conllu -> .spacy)"),
     skip_invalid: bool = flag(False, "--skip-invalid", help="Leave out malformed sentences, and say which"),
+    treebank: str = typer.Option("", "--treebank", "-t", help="The treebank's name, kept with each Doc (for "
+                                 "training on several treebanks); default: from the file's name (la_ittb-ud-"
+                                 "train.conllu, la_ittb/train.conllu: la_ittb)"),
 ) -> None:
     """Convert CoNLL-U to a DocBin or back (a .spacy file is a DocBin, any other CoNLL-U)."""
     to_docbin = output_path.suffix == ".spacy"
@@ -26,7 +29,8 @@ def convert(
     try:
         if to_docbin:
             report = SkipReport()
-            docs, words = conllu_to_docbin(input_path, output_path, lang, n_sents, skip_invalid, report)
+            docs, words = conllu_to_docbin(input_path, output_path, lang, n_sents, skip_invalid, report,
+                                           treebank or None)
             if report.skipped:
                 msg.warn(f"Skipped {len(report)} invalid sentence(s) of {input_path}:")
                 for line, reason in report.skipped:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import typer
 from thinc.api import Config
@@ -29,10 +29,12 @@ def train(
     overrides, as for spacy train (--paths.train ...). A config that
     freezes components it builds from a factory (``init-config --tagging
     --taggers-first``) is trained in two stages: those components first,
-    into OUTPUT/first_stage, then the rest on their output, into OUTPUT."""
+    into OUTPUT/first_stage, then the rest on their output, into OUTPUT.
+    Several treebanks: --paths.train TARGET --paths.train OTHER ... (the
+    first the target, the others its paths.treebanks)."""
     from spacy.cli._util import parse_config_overrides, setup_gpu
 
-    overrides = parse_config_overrides(ctx.args)
+    overrides = parse_config_overrides(several_treebanks(ctx.args))
     try:
         config = read_config(config_path)
         paths = raw_text_paths(config, overrides)
@@ -76,6 +78,29 @@ def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: 
     spacy_train(output_path / "second_stage.cfg", output_path, use_gpu=gpu_id)
 
 
+def several_treebanks(args: List[str]) -> List[str]:
+    """``--paths.train`` given more than once: the first is the target
+    (``paths.train``), the others are joined to ``paths.treebanks``."""
+    trains, rest, others = [], [], []
+    k = 0
+    while k < len(args):
+        name, eq, value = args[k].partition("=")
+        if name in ("--paths.train", "--paths.treebanks"):
+            if not eq:
+                k += 1
+                value = args[k] if k < len(args) else ""
+            (trains if name == "--paths.train" else others).append(value)
+        else:
+            rest.append(args[k])
+        k += 1
+    if trains:
+        rest += ["--paths.train", trains[0]]
+    others = trains[1:] + others
+    if others:
+        rest += ["--paths.treebanks", ",".join(others)]
+    return rest
+
+
 def setting(config: Config, overrides: Dict, section: str, name: str):
     """A config setting as it will be trained: its override, else the config's."""
     return overrides.get(f"{section}.{name}", config.get(section, {}).get(name))
@@ -85,10 +110,11 @@ def check_corpora(config: Config, overrides: Dict) -> None:
     """A one-line error (E031) for a training or dev corpus (``paths.train``,
     ``paths.dev``: a DocBin or a folder of them) that is not there, before
     the output folder is made."""
-    for name in ("train", "dev"):
-        path = setting(config, overrides, "paths", name)
-        if path and not Path(path).exists():
-            raise FileNotFoundError(Errors.E031.format(path=path))
+    for name in ("train", "dev", "treebanks"):
+        paths = setting(config, overrides, "paths", name) or ""
+        for path in paths.split(",") if name == "treebanks" and isinstance(paths, str) else [paths]:
+            if path and not Path(path).exists():
+                raise FileNotFoundError(Errors.E031.format(path=path))
 
 
 def raw_text_paths(config: Config, overrides: Dict) -> Dict[str, Optional[str]]:

@@ -13,14 +13,17 @@ never "deo"); the surface form and the range line are kept in
 ``Doc.user_data["conllu"]``, which ``DocBin(store_user_data=True)`` saves.
 A sentence whose HEADs are all ``_`` is not annotated: its Doc has no parse.
 """
-from .docs import HEAD_PROBS_KEY, MOVE_LOGP_KEY, MWT_KEY, PARSES_KEY, USER_DATA_KEY, conllu_to_docs, sentences_to_doc
+from .docs import (HEAD_PROBS_KEY, MOVE_LOGP_KEY, MWT_KEY, PARSES_KEY, TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY,
+                   conllu_to_docs,
+                   sentences_to_doc, treebank_name)
 from .files import conllu_to_docbin, docbin_to_conllu, read_docbin, roundtrip_diffs
 from .kbest_blocks import head_prob
 from .reading import Sentence, SkipReport, check_input, file_kind, is_word_line, read_conllu, read_utf8
 from .writing import atomic_output, doc_to_conllu, docs_to_conllu, ud_feats, write_conllu
 
-__all__ = ["HEAD_PROBS_KEY", "MOVE_LOGP_KEY", "MWT_KEY", "PARSES_KEY", "USER_DATA_KEY", "Sentence", "SkipReport",
+__all__ = ["HEAD_PROBS_KEY", "MOVE_LOGP_KEY", "MWT_KEY", "PARSES_KEY", "TREEBANK_KEY", "TREEBANKS_KEY",
+           "USER_DATA_KEY", "Sentence", "SkipReport",
            "atomic_output",
            "check_input", "conllu_to_docbin", "conllu_to_docs", "doc_to_conllu", "docbin_to_conllu", "docs_to_conllu",
            "file_kind", "head_prob", "is_word_line", "read_conllu", "read_docbin", "read_utf8", "roundtrip_diffs",
-           "sentences_to_doc", "ud_feats", "write_conllu"]
+           "sentences_to_doc", "treebank_name", "ud_feats", "write_conllu"]

@@ -4,6 +4,7 @@ the CoNLL-U lines kept for writing back, the k-best parses, the arc
 probabilities and the moves' log-probabilities."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -26,6 +27,35 @@ HEAD_PROBS_KEY = "spacy_planar_head_probs"
 # the multiword tokens of a Doc made from raw text ([first word, last word, surface form], the
 # ``multiword_tokens`` component's), which the writer writes as range lines
 MWT_KEY = "spacy_planar_mwt"
+
+
+# the treebank a Doc's sentences come from (``convert`` sets it: ``--treebank``, else ``treebank_name``), which
+# a pipeline trained on several treebanks reads (``model/treebanks.py``) to write in that treebank's style
+TREEBANK_KEY = "spacy_planar_treebank"
+# and the treebanks a training reader reads, the target first (``readers.py``; a treebank embedding's rows)
+TREEBANKS_KEY = "spacy_planar_treebanks"
+
+
+_UD_FILE = re.compile(r"^(?P<name>.+?)-ud-(?:train|dev|test)$")
+_SPLITS = {"train", "dev", "test"}
+
+
+def treebank_name(path: Union[str, Path]) -> str:
+    """The treebank a file holds, by its name: UD's ``la_ittb-ud-train.conllu``
+    -> ``la_ittb``; a split named by itself (``la_ittb/train.conllu``,
+    ``corpus/la_ittb/dev.spacy``) -> its folder's name; else the file's stem.
+
+    >>> treebank_name("UD_Latin-ITTB/la_ittb-ud-dev.conllu"), treebank_name("la_llct/train.spacy")
+    ('la_ittb', 'la_llct')
+    """
+    path = Path(path)
+    stem = path.name.split(".")[0]
+    ud = _UD_FILE.match(stem)
+    if ud:
+        return ud.group("name")
+    if stem in _SPLITS and path.resolve().parent.name:
+        return path.resolve().parent.name
+    return stem
 
 
 # and per token the log-probability of the move that gave it its head in the best derivation

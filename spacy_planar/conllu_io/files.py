@@ -5,21 +5,25 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 
-from .docs import conllu_to_docs, sentences_to_doc
+from .docs import TREEBANK_KEY, conllu_to_docs, sentences_to_doc, treebank_name
 from .reading import ID_WORD, SkipReport, check_input, read_conllu
 from .writing import atomic_output, doc_to_conllu, write_conllu
 
 
 def conllu_to_docbin(in_path, out_path, lang: str = "xx", n_sents: int = 1, skip_invalid: bool = False,
-                     report: Optional[SkipReport] = None) -> Tuple[int, int]:
-    """Convert a CoNLL-U file to a ``.spacy`` DocBin; returns (docs, words)."""
+                     report: Optional[SkipReport] = None, treebank: Optional[str] = None) -> Tuple[int, int]:
+    """Convert a CoNLL-U file to a ``.spacy`` DocBin, each Doc marked with
+    its treebank (``treebank``, else ``treebank_name(in_path)``); returns
+    (docs, words)."""
     import spacy
     from spacy.tokens import DocBin
 
     vocab = spacy.blank(lang).vocab
     db = DocBin(store_user_data=True)
     words = 0
+    name = treebank or treebank_name(in_path)
     for doc in conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report):
+        doc.user_data[TREEBANK_KEY] = name
         db.add(doc)
         words += len(doc)
     with atomic_output(out_path, "wb") as f:

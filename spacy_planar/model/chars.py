@@ -23,6 +23,7 @@ from thinc.types import Floats2d, Ragged
 
 from .charlm import build_charlm_features
 from .static_vectors import build_static_vectors
+from .treebanks import build_treebank_embed
 from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
 
@@ -35,8 +36,8 @@ CHAR_WIDTH, CNN_WIDTH, MAX_CHARS, CHAR_ROWS = 32, 64, 20, 2000
 def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
                      cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
                      word_dropout: float = 0.0,
-                     static_vectors: Optional[str] = None, charlm: Optional[str] = None
-                     ) -> Model[List[Doc], List[Floats2d]]:
+                     static_vectors: Optional[str] = None, charlm: Optional[str] = None,
+                     treebank_width: int = 0) -> Model[List[Doc], List[Floats2d]]:
     """``embed``'s vectors concatenated with each word's character CNN
     vector (``char_width``-wide character embeddings of ``rows`` hashed
     rows, windows of three through a ``cnn_width`` maxout, the maximum
@@ -50,7 +51,10 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     maxout.
     ``word_dropout``: while training, the share of words whose ``embed``
     vector is zeroed, so that the characters (and vectors) learn to stand
-    for a word the table has not seen (UDPipe 2's word dropout)."""
+    for a word the table has not seen (UDPipe 2's word dropout).
+    ``treebank_width``: where more than 0, a learned vector of this width of
+    each word's treebank joins the mix (``treebanks.py``: several treebanks
+    in one pipeline, Stymne et al. 2018; zeros where it is trained on one)."""
     cnn = chain(with_array(HashEmbed(nO=char_width, nV=rows, column=0, seed=31)), expand_window(window_size=1),
                 with_array(Maxout(nO=cnn_width, nP=2, normalize=True)), reduce_max())
     chars = per_word_layer("char_cnn", char_codes(max_chars), cnn, cnn_width)
@@ -62,6 +66,8 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
         inputs.append(build_static_vectors(width, str(static_vectors)))
     if charlm:
         inputs.append(build_charlm_features(width, str(charlm)))
+    if treebank_width:
+        inputs.append(build_treebank_embed(treebank_width))
     return chain(concatenate(*inputs), mix)
 
 

@@ -1,0 +1,147 @@
+"""Several treebanks in one pipeline: each Doc's treebank (convert, the
+reader), the learned treebank embedding (model/treebanks.py), train's
+repeated --paths.train, parse --treebank."""
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import DocBin
+from thinc.api import NumpyOps
+
+from spacy_planar.cli.train import several_treebanks
+from spacy_planar.conllu_io import TREEBANK_KEY, TREEBANKS_KEY, conllu_to_docbin, treebank_name
+from spacy_planar.errors import UserError
+from spacy_planar.model.treebanks import build_treebank_embed, set_treebank, treebanks
+from spacy_planar.readers import create_corpus
+
+SENTENCE = """# sent_id = {k}
+1\t{a}\t{a}\tNOUN\t_\t_\t2\tnsubj\t_\t_
+2\tvenit\tvenio\tVERB\t_\t_\t0\troot\t_\t_
+3\t{b}\t{b}\tADV\t_\t_\t2\tadvmod\t_\t_
+
+"""
+
+
+def write_treebank(folder, name: str, n: int, words=("Marcus", "heri")):
+    path = folder / f"{name}-ud-train.conllu"
+    path.write_text("".join(SENTENCE.format(k=f"{name}-{k}", a=words[0], b=words[1]) for k in range(n)),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("path,name", [("UD_Latin-ITTB/la_ittb-ud-dev.conllu", "la_ittb"),
+                                       ("corpus/la_llct/train.spacy", "la_llct"),
+                                       ("ud/grc_ptnk/test.conllu", "grc_ptnk"),
+                                       ("my_treebank.conllu", "my_treebank")])
+def test_a_files_treebank_is_named_by_its_file(path, name):
+    assert treebank_name(path) == name
+
+
+def test_convert_keeps_the_treebank_and_the_reader_names_each_run(tmp_path):
+    """convert marks each Doc with its treebank (the file's name, or
+    --treebank); the reader gives the target's runs, then the others', each
+    predicted Doc naming its treebank and all of them, the target first."""
+    target = tmp_path / "target.spacy"
+    conllu_to_docbin(write_treebank(tmp_path, "la_udante", 4), target)
+    other = tmp_path / "other.spacy"
+    conllu_to_docbin(write_treebank(tmp_path, "la_llct", 3), other, treebank="charters")
+    nlp = spacy.blank("xx")
+    docs = list(DocBin().from_disk(target).get_docs(nlp.vocab))
+    assert {d.user_data[TREEBANK_KEY] for d in docs} == {"la_udante"}
+    examples = list(create_corpus(target, sentences=2, treebanks=str(other))(nlp))
+    assert [eg.predicted.user_data[TREEBANK_KEY] for eg in examples] == ["la_udante"] * 2 + ["charters"] * 2
+    assert {eg.predicted.user_data[TREEBANKS_KEY] for eg in examples} == {("la_udante", "charters")}
+    assert [len(list(eg.reference.sents)) for eg in examples] == [2, 2, 2, 1]
+    with pytest.raises(FileNotFoundError):
+        create_corpus(target, treebanks=f"{other},{tmp_path / 'missing.spacy'}")
+
+
+def test_train_takes_several_paths_train_the_first_the_target():
+    args = ["--paths.train", "a.spacy", "--paths.dev", "d.spacy", "--paths.train=b.spacy", "--paths.train", "c"]
+    assert several_treebanks(args) == ["--paths.dev", "d.spacy", "--paths.train", "a.spacy",
+                                       "--paths.treebanks", "b.spacy,c"]
+    assert several_treebanks(["--paths.train", "a"]) == ["--paths.train", "a"]
+
+
+def _docs(nlp, names):
+    docs = [nlp.make_doc("Marcus venit heri"), nlp.make_doc("Marcus venit")]
+    for doc, name in zip(docs, names):
+        if name:
+            doc.user_data[TREEBANK_KEY] = name
+    return docs
+
+
+def test_the_treebank_embedding_gives_each_doc_its_treebanks_row():
+    """Rows from the reader's names (the target first); a Doc of another
+    treebank reads that row, one of none (or unknown) the target's, or the
+    one set_treebank chose; gradients reach the rows of the Docs' treebanks
+    only; trained on one treebank it gives zeros."""
+    nlp = spacy.blank("xx")
+    layer = build_treebank_embed(4)
+    layer.ops = NumpyOps()
+    sample = _docs(nlp, ["t", "o"])
+    for doc in sample:
+        doc.user_data[TREEBANKS_KEY] = ("t", "o")
+    layer.initialize(X=sample)
+    assert layer.attrs == {"treebanks": ["t", "o"], "write_as": "t"}
+    table = layer.get_param("E")
+    out, backprop = layer(_docs(nlp, ["o", None]), is_train=True)
+    assert np.array_equal(out[0], np.repeat(table[1:2], 3, axis=0))
+    assert np.array_equal(out[1], np.repeat(table[0:1], 2, axis=0))
+    backprop([np.ones((3, 4), dtype="f"), 2 * np.ones((2, 4), dtype="f")])
+    assert np.array_equal(layer.get_grad("E"), np.asarray([[4] * 4, [3] * 4], dtype="f"))
+    layer.attrs["write_as"] = "o"
+    out, _ = layer(_docs(nlp, ["elsewhere", None]), is_train=False)
+    assert all(np.array_equal(row, table[1]) for x in out for row in x)
+    copy = build_treebank_embed(4).from_bytes(layer.to_bytes())
+    assert copy.attrs == layer.attrs and np.array_equal(copy.get_param("E"), table)
+
+    alone = build_treebank_embed(4)
+    alone.initialize(X=_docs(nlp, ["t", "t"]))
+    out, _ = alone(_docs(nlp, ["t", None]), is_train=True)
+    assert all(not x.any() for x in out)
+
+
+def test_set_treebank_refuses_a_treebank_the_pipeline_does_not_know():
+    class Pipe:
+        def __init__(self, model):
+            self.model = model
+
+    class Pipeline:
+        def __init__(self, layer):
+            self.pipeline = [("tok2vec", Pipe(layer))]
+
+    layer = build_treebank_embed(2)
+    layer.attrs["treebanks"] = ["la_udante", "la_llct"]
+    nlp = Pipeline(layer)
+    assert treebanks(nlp) == ["la_udante", "la_llct"]
+    set_treebank(nlp, "la_llct")
+    assert layer.attrs["write_as"] == "la_llct"
+    with pytest.raises(UserError) as e:
+        set_treebank(nlp, "la_ittb")
+    assert e.value.code == "E137" and "la_udante, la_llct" in str(e.value)
+
+
+def test_an_epoch_holds_the_target_and_share_times_its_words_of_the_others(tmp_path):
+    """spacy-planar.batch_by_words.v1: every target Example, then others in
+    the epoch's order until they reach share x the target's words; a new
+    order draws others anew; share 0 and one treebank: spaCy's batches."""
+    from spacy_planar.readers import configure_batches, target_share
+
+    target = tmp_path / "t.spacy"
+    conllu_to_docbin(write_treebank(tmp_path, "t", 4), target)  # 4 runs of one 3-word sentence
+    other = tmp_path / "o.spacy"
+    conllu_to_docbin(write_treebank(tmp_path, "o", 20), other)
+    nlp = spacy.blank("xx")
+    examples = list(create_corpus(target, sentences=1, treebanks=str(other))(nlp))
+    kept = target_share(examples, 2.0)
+    mine = [eg for eg in kept if eg.predicted.user_data[TREEBANK_KEY] == "t"]
+    theirs = [eg for eg in kept if eg.predicted.user_data[TREEBANK_KEY] == "o"]
+    assert len(mine) == 4 and len(theirs) == 8 and theirs == examples[4:12]
+    assert target_share(examples[::-1], 2.0)[:8] == examples[::-1][:8]  # another order, other sentences
+    batches = configure_batches(size=1000, tolerance=0.2, share=2.0)
+    assert sum(len(b) for b in batches(examples)) == 12
+    assert sum(len(b) for b in configure_batches(size=1000, tolerance=0.2)(examples)) == 24
+    alone = list(create_corpus(target, sentences=1)(nlp))
+    assert sum(len(b) for b in batches(alone)) == 4
+    with pytest.raises(ValueError):
+        configure_batches(size=1000, tolerance=0.2, share=-1)
