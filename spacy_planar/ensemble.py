@@ -20,32 +20,11 @@ from spacy.language import Language
 from spacy.pipeline import EditTreeLemmatizer, Tagger
 from spacy.tokens import Doc
 from spacy.util import minibatch
-from thinc.api import get_array_module
 
+from .component.ensembles import EnsembleScorer, member_doc
 from .component.pipe import PlanarParser
 from .defaults import BATCH_SIZE
 from .errors import Errors, UserError
-
-
-class EnsembleScorer:
-    """The members' ``StateScorer``s as one: each state's action scores are
-    the mean of the members' log-softmaxes."""
-
-    def __init__(self, scorers: Sequence):
-        self.scorers = list(scorers)
-
-    def __call__(self, *inputs):
-        total = None
-        for scorer in self.scorers:
-            scores = scorer(*inputs)
-            xp = get_array_module(scores)
-            shifted = scores - scores.max(axis=-1, keepdims=True)
-            logp = shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
-            total = logp if total is None else total + logp
-        return total / len(self.scorers)
-
-    def restricted(self, rows) -> "EnsembleScorer":
-        return EnsembleScorer([scorer.restricted(rows) for scorer in self.scorers])
 
 
 class Ensemble:
@@ -121,10 +100,3 @@ class Ensemble:
             if name not in disable:
                 docs = list(self.nlp.get_pipe(name).pipe(docs))
         return docs
-
-
-def member_doc(member: Language, doc: Doc) -> Doc:
-    """The Doc's words and sentences in a member's vocab (its vectors)."""
-    starts = [bool(t.is_sent_start) for t in doc] if doc.has_annotation("SENT_START") else None
-    return Doc(member.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-               sent_starts=starts)

@@ -146,6 +146,8 @@ class Errors:
     E136 = ("[E136] an ensemble's pipelines are seeds of one config on one treebank (the same components and "
             "labels): {reason}")
     E137 = "[E137] the pipeline was not trained on a treebank '{name}': it knows {known}"
+    E138 = ("[E138] {path}: a teacher is a pipeline of the student's config trained on the same treebank (another "
+            "seed): {reason}")
 
 _CODE = re.compile(r"\[(E\d{3})\]")
 

@@ -145,3 +145,76 @@ def test_an_epoch_holds_the_target_and_share_times_its_words_of_the_others(tmp_p
     assert sum(len(b) for b in batches(alone)) == 4
     with pytest.raises(ValueError):
         configure_batches(size=1000, tolerance=0.2, share=-1)
+
+
+def test_the_teachers_loss_pulls_the_scores_towards_their_distribution():
+    """distill: the soft cross-entropy's gradient is p - q over the valid
+    moves, checked against finite differences; mixed with the oracle's by
+    the weight."""
+    from spacy_planar.component.ensembles import Teachers
+    from spacy_planar.component.training import loss_towards, softmax_over
+
+    ops = NumpyOps()
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(3, 4)).astype("f")
+    valid = np.asarray([[1, 1, 0, 1], [1, 1, 1, 1], [0, 1, 1, 0]], dtype=bool)
+    targets = np.asarray([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 1, 0]], dtype="f")
+    q = softmax_over(np, rng.normal(size=(3, 4)).astype("f"), valid)
+    teachers = Teachers.__new__(Teachers)
+    teachers.weight = 1.0
+    d, loss = teachers.loss(ops, scores, targets, valid, q)
+    assert np.allclose(d, softmax_over(np, scores, valid) - q, atol=1e-6)
+    eps = 1e-3
+    for i, j in [(0, 1), (1, 2), (2, 2)]:
+        bumped = scores.copy()
+        bumped[i, j] += eps
+        numeric = (teachers.loss(ops, bumped, targets, valid, q)[1] - loss) / eps
+        assert abs(numeric - d[i, j]) < 1e-2
+    teachers.weight = 0.25
+    mixed, mixed_loss = teachers.loss(ops, scores, targets, valid, q)
+    hard, hard_loss = loss_towards(ops, scores, targets, valid)
+    assert np.allclose(mixed, 0.25 * d + 0.75 * hard) and np.isclose(mixed_loss, 0.25 * loss + 0.75 * hard_loss)
+    with pytest.raises(UserError):
+        Teachers([], "p", weight=0.0)
+
+
+def test_a_distilled_parser_parses_as_its_teacher_does(tmp_path):
+    """A parser distilled from a teacher (its moves' distributions as
+    targets, on sentences the teacher was trained on too) agrees with the
+    teacher's heads on held-out sentences far more than the same parser
+    trained on the gold trees of those sentences; a teacher whose moves
+    are not the student's is refused (E138)."""
+    from spacy.tokens import Doc
+    from spacy.training import Example
+    from thinc.api import fix_random_seed
+
+    from conftest import first_docs, small_parser, treebank
+
+    fix_random_seed(0)
+    teacher_path = small_parser(tmp_path / "teacher", 160, 6, batch_size=8)
+    teacher = spacy.load(teacher_path)
+    held = first_docs(treebank("got_proiel", "dev"), teacher.vocab, 150)
+
+    def heads(nlp):
+        return [t.head.i for d in held for t in nlp(Doc(nlp.vocab, words=[t.text for t in d]))]
+
+    def student(teachers, n=160):
+        fix_random_seed(1)
+        nlp = spacy.blank("xx")
+        nlp.add_pipe("planar_parser")
+        docs = first_docs(treebank("got_proiel"), nlp.vocab, n)[80:]
+        examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+        nlp.config["initialize"]["components"]["planar_parser"] = {"teachers": teachers}
+        sgd = nlp.initialize(lambda: examples)
+        for _ in range(10):
+            for i in range(0, len(examples), 8):
+                nlp.update(examples[i:i + 8], sgd=sgd)
+        return nlp
+
+    theirs = np.asarray(heads(teacher))
+    gold = np.mean(np.asarray(heads(student([]))) == theirs)
+    distilled = np.mean(np.asarray(heads(student([str(teacher_path)]))) == theirs)
+    assert distilled > gold + 0.05, (gold, distilled)
+    with pytest.raises(UserError) as e:
+        student([str(teacher_path)], n=400)  # labels the teacher never saw
+    assert e.value.code == "E138"

@@ -51,6 +51,47 @@ def train(
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def distill(
+    ctx: typer.Context,
+    teachers: List[Path] = typer.Option(..., "--teacher", "-t", help="A trained pipeline; repeat for each of the "
+                                        "ensemble's (one config on one treebank, other seeds)"),
+    output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
+    weight: float = typer.Option(1.0, "--teacher-weight", help="The teachers' share of the parser's target (the "
+                                 "rest: the oracle's)"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
+) -> None:
+    """Train one pipeline that parses as an ensemble of pipelines does.
+
+    The ensemble that ``parse --ensemble`` runs, distilled into one
+    pipeline of the teachers' config at one pipeline's cost: trained as the
+    teachers were (their config, the same treebank; extra options are
+    config overrides, as for train), its parser learning in every state the
+    ensemble's distribution over the moves (the mean of the teachers'
+    log-probabilities), mixed with the oracle's by --teacher-weight."""
+    from spacy.cli._util import parse_config_overrides, setup_gpu
+
+    overrides = parse_config_overrides(several_treebanks(ctx.args))
+    try:
+        config = read_config(teachers[0] / "config.cfg")
+        parser = next((name for name, c in config["components"].items() if c.get("factory") == "planar_parser"),
+                      None)
+        if parser is None:
+            raise UserError(Errors.E138.format(path=teachers[0], reason="it has no planar_parser"))
+        check_corpora(config, overrides)
+    except USER_ERRORS as e:
+        fail(str(e))
+    config["initialize"].setdefault("components", {})[parser] = {
+        "teachers": [str(Path(t).resolve()) for t in teachers], "teacher_weight": weight}
+    output_path.mkdir(parents=True, exist_ok=True)
+    config.to_disk(output_path / "distill.cfg", interpolate=False)
+    setup_gpu(gpu_id)
+    start = time.perf_counter()
+    train_stages(output_path / "distill.cfg", output_path, overrides, gpu_id)
+    seconds = time.perf_counter() - start
+    (output_path / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+
+
 def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1) -> None:
     """``spacy train`` of the config, or of its two stages
     (``spacy_planar/stages.py``), each stage's config written beside its

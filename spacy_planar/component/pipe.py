@@ -36,6 +36,7 @@ from ..transforms import check_transforms, clean_label
 from ..trees import first_sets
 from .extensions import register as register_extensions
 from .parsing import output_trees, parse_docs, set_parses, units
+from .ensembles import Teachers
 from .training import Span, Trainer, beam_loss, loss_towards
 
 
@@ -85,6 +86,7 @@ class PlanarParser(TrainablePipe):
         self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
         # parsed sentences whose output was repaired, by reason (parsing.REPAIRS, parsing.FELL_OUT)
         self.repaired: Counter = Counter()
+        self.teachers = None  # ensembles.Teachers, where initialize is given them
 
     # --- the transition system and labels ---------------------------------------
     @property
@@ -147,8 +149,15 @@ class PlanarParser(TrainablePipe):
 
     # --- training ---------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
-                   labels: Optional[Sequence[str]] = None) -> None:
+                   labels: Optional[Sequence[str]] = None, teachers: Sequence[str] = (),
+                   teacher_weight: float = 1.0) -> None:
+        """The labels, root label, feature templates and model from the
+        training data. ``teachers``: pipelines of this config trained on the
+        same treebank (other seeds) whose ensemble the parser learns from
+        (``distill.py``: their move distributions as soft targets, mixed with
+        the oracle's by ``teacher_weight``); set in ``[initialize.components.NAME]``."""
         validate_get_examples(get_examples, "PlanarParser.initialize")
+        self.teachers = Teachers(teachers, self.name, teacher_weight) if teachers else None
         roots: Counter = Counter()
         for eg in get_examples():
             for tok in eg.reference:
@@ -158,7 +167,7 @@ class PlanarParser(TrainablePipe):
             self.cfg["root_label"] = roots.most_common(1)[0][0]
         self._reset()
         probe = self.make_system([], self.cfg["root_label"])
-        found = set(labels or [])
+        found = set(labels or []) | set(self.teachers.labels if self.teachers else [])
         # top-down's FIRST lookahead (Hayashi et al. 2012, section 5.4): from the trees the system
         # derives and the reference UPOS, where every reference has POS
         tagged: Optional[List] = [] if probe.reads_tags else None
@@ -180,6 +189,8 @@ class PlanarParser(TrainablePipe):
         self._resize()
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         self.model.initialize(X=sample)
+        if self.teachers is not None:
+            self.teachers.check(self.cfg)
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -243,7 +254,11 @@ class PlanarParser(TrainablePipe):
             ids, labs, targets, valid, *more = (np.concatenate(part) for part in
                                                 [*list(zip(*steps))[:4], *zip(*(part[4] for part in steps))])
         scores, bp_states = scorer.begin_update(ids, labs, *more)
-        d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
+        if self.teachers is not None:
+            soft = self.teachers.targets(self.model.ops, docs, valid, ids, labs, *more)
+            d_scores, loss = self.teachers.loss(self.model.ops, scores, targets, valid, soft)
+        else:
+            d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
         d_table = bp_states(d_scores)
         if self.cfg.get("beam_update") == "global":
             every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
