@@ -13,6 +13,7 @@ from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, co
 from ..defaults import BATCH_SIZE
 from ..errors import Errors, UserError
 from ..kbest import KBEST_BEAM
+from ..model.treebanks import set_treebank
 from ..pipelines import header_line, pipeline_id, pipeline_path
 from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
 
@@ -36,6 +37,8 @@ def parse(
     ensemble: List[str] = typer.Option(None, "--ensemble", "-e", help="Another pipeline trained on the same "
                                        "treebank (another seed): parse with both, their taggers' probabilities "
                                        "and parser's moves averaged (repeat for more)"),
+    treebank: str = typer.Option("", "--treebank", "-t", help="A pipeline trained on several treebanks: write "
+                                 "in the style of this one (default: the target, the first it was trained on)"),
     keep_input_columns: bool = flag(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
                                             "UPOS, XPOS, LEMMA, FEATS where the pipeline predicts none, its DEPS, "
                                             "MISC and empty nodes (default: '_', as predicted by nothing; MISC "
@@ -55,11 +58,15 @@ def parse(
         if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
             raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
         settings = {"beam_width": beam, "n_best": max(kbest, 2)} if kbest > 1 or confidence else None
-        nlp = load_pipeline(model, settings)
+        members = [load_pipeline(name, settings) for name in [model, *(ensemble or [])]]
+        if treebank:
+            for member in members:
+                set_treebank(member, treebank)
+        nlp = members[0]
         if ensemble:
             from ..ensemble import Ensemble
 
-            nlp = Ensemble(nlp, [load_pipeline(other, settings) for other in ensemble])
+            nlp = Ensemble(nlp, members[1:])
         header = header_line(pipeline_id(pipeline_path(model)))
         start = time.perf_counter()
         report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
