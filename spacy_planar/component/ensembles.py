@@ -60,15 +60,14 @@ class Teachers:
     def __init__(self, paths: Sequence[str], name: str, weight: float = 1.0):
         import spacy
 
-        from .pipe import PlanarParser
-
         if not 0.0 < weight <= 1.0:
             raise UserError(Errors.E061.format(name=name, option="teacher_weight", value=weight))
         self.weight = weight
         self.members = []
         for path in paths:
             nlp = spacy.load(path)
-            parser = next((pipe for _, pipe in nlp.pipeline if isinstance(pipe, PlanarParser)), None)
+            parser = next((pipe for name, pipe in nlp.pipeline if nlp.get_pipe_meta(name).factory == "planar_parser"),
+                          None)
             if parser is None:
                 raise UserError(Errors.E138.format(path=path, reason="it has no planar_parser"))
             self.members.append((path, nlp, parser))
