@@ -15,9 +15,9 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 KERNELS = {
-    "spacy_planar.systems._core": "spacy_planar/systems/_core.pyx",  # the state core
-    "spacy_planar.systems._planar": "spacy_planar/systems/_planar.pyx",  # planar moves, tree constraint
-    "spacy_planar.oracles._link_costs": "spacy_planar/oracles/_link_costs.pyx",  # planar dynamic oracle
+    "spacy_planar.parser.systems._core": "spacy_planar/parser/systems/_core.pyx",  # the state core
+    "spacy_planar.parser.systems._planar": "spacy_planar/parser/systems/_planar.pyx",  # planar moves, tree constraint
+    "spacy_planar.parser.oracles._link_costs": "spacy_planar/parser/oracles/_link_costs.pyx",  # planar dynamic oracle
     "spacy_planar.model._hidden": "spacy_planar/model/_hidden.pyx",  # the parser's hidden layer
     "spacy_planar.model._lstm": "spacy_planar/model/_lstm.pyx",  # the LSTM gates
 }

@@ -1,3 +1,22 @@
-"""spacy-planar: non-projective transition-based dependency parsers for spaCy."""
+"""spacy-planar: non-projective transition-based dependency parsers for spaCy.
 
-__version__ = "0.1.0"
+What a Python user calls, beside ``spacy.load``: ``render`` (trees drawn
+with their planes), ``treebanks`` and ``set_treebank`` (a pipeline trained on
+several treebanks: which it knows, which one's style it writes). They are
+imported when first used, so ``import spacy_planar`` stays light."""
+
+__version__ = "0.2.0"
+
+_PUBLIC = {"render": "spacy_planar.io.render", "treebanks": "spacy_planar.model.treebanks",
+           "set_treebank": "spacy_planar.model.treebanks"}
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        from importlib import import_module
+
+        return getattr(import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'spacy_planar' has no attribute '{name}'")
+
+
+__all__ = ["__version__", *_PUBLIC]

@@ -135,8 +135,6 @@ class Errors:
     E127 = "[E127] {name}: no UPOS or FEATS in the training data: nothing to learn"
     E128 = "[E128] BiLSTMEncoder.v1: width must be even (half of it each way), not {width}"
     E129 = "[E129] paired_bootstrap: the two systems must be scored on the same, non-empty sentences"
-    E130 = ("[E130] {path}: no character language model in it: give --paths.charlm a directory written by "
-            "spacy-planar charlm")
     E131 = ("[E131] {path}: these vectors are of language '{vectors}', the pipeline of '{pipeline}': make vectors "
             "with --lang {pipeline}, or train with --nlp.lang {vectors}")
     E132 = "[E132] spaCy has no language '{lang}': give a code spaCy knows (la, hu, grc, ...) or xx (multilingual)"

@@ -46,7 +46,7 @@ def first_docs(path: Path, vocab, n: int) -> list:
     """The first n sentences of a CoNLL-U file as Docs, the rest unread."""
     from itertools import islice
 
-    from spacy_planar.conllu_io import conllu_to_docs
+    from spacy_planar.io.conllu import conllu_to_docs
 
     return list(islice(conllu_to_docs(path, vocab), n))
 
@@ -98,19 +98,3 @@ LONGEST_FIRST = ("test_pipeline.py", "test_configs.py", "test_systems.py", "test
 def pytest_collection_modifyitems(session, config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable: the rest keep their order
-
-
-@pytest.fixture(scope="session")
-def charlm_dir(tmp_path_factory):
-    """A small character language model (16 units each way) of got_proiel's
-    training text, written by ``spacy-planar charlm``."""
-    from typer.testing import CliRunner
-
-    from spacy_planar.cli import app
-
-    out = tmp_path_factory.mktemp("charlm") / "lm"
-    res = CliRunner().invoke(app, ["charlm", str(out), str(treebank("got_proiel")), "--hidden", "16", "--width", "8",
-                                   "--max-chars", "60000", "--min-count", "2", "--threads", "1"])
-    assert res.exit_code == 0, res.output
-    assert "35,024 words" in res.output and "--paths.charlm " + str(out) in res.output
-    return out

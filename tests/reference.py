@@ -4,10 +4,10 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.driver import drive
-from spacy_planar.oracles import PREFER
-from spacy_planar.systems.base import TransitionSystem
-from spacy_planar.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH, States
+from spacy_planar.parser.driver import drive
+from spacy_planar.parser.oracles import PREFER
+from spacy_planar.parser.systems.base import TransitionSystem
+from spacy_planar.parser.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH, States
 
 
 def dominates(heads, a, d):
@@ -146,7 +146,7 @@ def _on_inactive(st, b, w):
 
 def constrain_moves(st, valid):
     """The tree constraint of the planar systems on a [B, 6] validity mask,
-    row by row (the rules of spacy_planar.systems.planar's docstring)."""
+    row by row (the rules of spacy_planar.parser.systems.planar's docstring)."""
     for b in range(st.B):
         bp, out = int(st.bp[b]), int(st.roots_out[b])
         two = st.stack.shape[1] == 2

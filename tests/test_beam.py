@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_planar.beam import candidates, log_softmax, top_of_rows
-from spacy_planar.driver import beam_parse, greedy_parse
-from spacy_planar.catalog import SYSTEMS, make_system
-from spacy_planar.systems.state import INT
-from spacy_planar.trees import tree_error
+from spacy_planar.parser.beam import candidates, log_softmax, top_of_rows
+from spacy_planar.parser.catalog import SYSTEMS, make_system
+from spacy_planar.parser.driver import beam_parse, greedy_parse
+from spacy_planar.parser.systems.state import INT
+from spacy_planar.trees.algorithms import tree_error
 
 LABELS = ["a", "b"]
 
@@ -214,7 +214,7 @@ def test_signature_ignores_arcs_out_of_play():
 
     def act(move, label):
         return system.table.action(np.array([move]), np.array([system.label_ids[label]]))
-    from spacy_planar.systems.state import LEFT, SHIFT
+    from spacy_planar.parser.systems.state import LEFT, SHIFT
     states = []
     for first in ("a", "b"):
         state = system.init_states([4])

@@ -2,8 +2,8 @@
 import pytest
 from spacy.util import registry
 
-from spacy_planar.catalog import ALIASES, SPECS, SYSTEMS, make_system, spec_of
 from spacy_planar.errors import UserError
+from spacy_planar.parser.catalog import ALIASES, SPECS, SYSTEMS, make_system, spec_of
 
 
 def test_each_system_is_described_once_and_the_rest_derives_from_it():
@@ -32,12 +32,12 @@ def test_the_old_spellings_are_accepted_and_unknown_names_are_one_line():
 def test_analyse_oracle_takes_the_factorys_system_by_default(tmp_path):
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     path = tmp_path / "t.conllu"
     path.write_text("1\ta\t_\t_\t_\t_\t2\tnsubj\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
-    r = CliRunner().invoke(app, ["oracle", str(path), "--json"])
+    r = CliRunner().invoke(app, ["lab", "oracle", str(path), "--json"])
     assert r.exit_code == 0, r.output
     assert '"system": "arc_eager"' in r.output
-    r = CliRunner().invoke(app, ["oracle", str(path), "--system", "2-planar", "--json"])
+    r = CliRunner().invoke(app, ["lab", "oracle", str(path), "--system", "2-planar", "--json"])
     assert r.exit_code == 0 and '"system": "two_planar"' in r.output

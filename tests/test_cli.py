@@ -5,18 +5,18 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from spacy_planar.cli import app
+from spacy_planar.__main__ import app
 
 runner = CliRunner()
 
 
 def test_module_entry_point():
     res = subprocess.run([sys.executable, "-m", "spacy_planar", "--help"], capture_output=True, text=True)
-    assert res.returncode == 0 and "transform-check" in res.stdout
+    assert res.returncode == 0 and "parse-corpus" in res.stdout and "lab" in res.stdout
 
 
 def test_stats_json(got_train):
-    res = runner.invoke(app, ["stats", str(got_train), "--json"])
+    res = runner.invoke(app, ["lab", "stats", str(got_train), "--json"])
     assert res.exit_code == 0, res.output
     (row,) = json.loads(res.output)
     assert row["trees"] == 3387 and row["words"] == 35024 and row["ill_nested_trees"] == 13
@@ -24,7 +24,7 @@ def test_stats_json(got_train):
 
 @pytest.mark.parametrize("encoding", ["baseline", "head", "path", "head+path"])
 def test_transform_check_json(got_train, encoding):
-    res = runner.invoke(app, ["transform-check", str(got_train), "--encoding", encoding, "--json"])
+    res = runner.invoke(app, ["lab", "transform-check", str(got_train), "--encoding", encoding, "--json"])
     assert res.exit_code == 0, res.output
     r = json.loads(res.output)
     # Gothic's 986 non-projective arcs, each lifted (Table 3's figures of got_proiel's training split); restored
@@ -38,23 +38,23 @@ def test_transform_check_json(got_train, encoding):
 
 
 def test_unknown_encoding(got_train):
-    res = runner.invoke(app, ["transform-check", str(got_train), "--encoding", "nope"])
+    res = runner.invoke(app, ["lab", "transform-check", str(got_train), "--encoding", "nope"])
     assert res.exit_code == 1 and "E050" in res.output
 
 
 def test_tree_transform_check_json(got_train):
     """Experiment I (Nilsson 2007, Table 4.4) through the CLI: the keys, and
     Gothic's coordinations found and restored (it has no auxiliaries)."""
-    res = runner.invoke(app, ["transform-check", str(got_train), "--transform", "coordination-ms", "--json"])
+    res = runner.invoke(app, ["lab", "transform-check", str(got_train), "--transform", "coordination-ms", "--json"])
     assert res.exit_code == 0, res.output
     r = json.loads(res.output)
     assert r["transform"] == "coordination-ms" and r["found"] == 1659 and r["touched_arcs"] > 3000
     assert r["roundtrip_uas"] == r["roundtrip_las"] == r["touched_uas"] == r["touched_las"] == 100.0
-    res = runner.invoke(app, ["transform-check", str(got_train), "-t", "all", "--json"])
+    res = runner.invoke(app, ["lab", "transform-check", str(got_train), "-t", "all", "--json"])
     rows = json.loads(res.output)
     assert [x["transform"] for x in rows][-1] == "verb-group-ms+cop" and rows[-1]["found"] == 0
     assert rows[-1]["touched_arcs"] == 0 and rows[-1]["touched_uas"] is None
-    res = runner.invoke(app, ["transform-check", str(got_train), "-t", "coordination-xs"])
+    res = runner.invoke(app, ["lab", "transform-check", str(got_train), "-t", "coordination-xs"])
     assert res.exit_code == 1 and "E051" in res.output
 
 
@@ -65,7 +65,8 @@ def test_oracle_json_top_down_as_arc_eager(got_train, encoding):
     predictions, n scans and n completions; the keys are the other systems'."""
     runs = {}
     for system in ("arc_eager", "top_down"):
-        res = runner.invoke(app, ["oracle", str(got_train), "--system", system, "--encoding", encoding, "--json"])
+        res = runner.invoke(app, ["lab", "oracle", str(got_train), "--system", system, "--encoding", encoding,
+                                  "--json"])
         assert res.exit_code == 0, res.output
         runs[system] = json.loads(res.output)
     ae, td = runs["arc_eager"], runs["top_down"]
@@ -79,11 +80,11 @@ def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys)
     """Bad input: one line naming the file, line and reason, exit 1. An
     internal error (here a function the command calls breaks): its
     traceback and exit 2, not one line that blames the input."""
-    from spacy_planar import cli
-    from spacy_planar.cli import analyse
+    from spacy_planar import __main__ as cli
+    from spacy_planar.lab import analyse
 
-    def run(path):  # `spacy-planar stats PATH` through main(): (exit status, stderr)
-        monkeypatch.setattr(sys, "argv", ["spacy-planar", "stats", str(path)])
+    def run(path):  # `spacy-planar lab stats PATH` through main(): (exit status, stderr)
+        monkeypatch.setattr(sys, "argv", ["spacy-planar", "lab", "stats", str(path)])
         with pytest.raises(SystemExit) as e:
             cli.main()
         return e.value.code, capsys.readouterr().err
@@ -127,7 +128,7 @@ def test_validate_runs_the_ud_validator(tmp_path):
 def test_flags_show_no_value_in_help():
     """A flag of ours takes no value: typer's ``<bool>`` does not follow it in
     --help (typer's own --help line keeps it)."""
-    for command in (["parse"], ["parse-corpus"], ["compare"], ["vectors"], ["package"], ["evaluate"]):
+    for command in (["parse"], ["parse-corpus"], ["lab", "compare"], ["vectors"], ["package"], ["evaluate"]):
         res = runner.invoke(app, [*command, "--help"])
         lines = [line for line in res.output.splitlines() if "--help" not in line]
         assert res.exit_code == 0 and any("--" in line for line in lines), command

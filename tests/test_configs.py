@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import spacy
+from conftest import first_docs, sample, treebank
 from spacy.tokens import DocBin
 from spacy.util import registry
 
-from conftest import first_docs, sample, treebank
-from spacy_planar.conllu_io import conllu_to_docs, read_conllu
-from spacy_planar.corpus import given_sentences
+from spacy_planar.corpus.files import given_sentences
+from spacy_planar.io.conllu import conllu_to_docs, read_conllu
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
 
@@ -80,7 +80,7 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
         if own_tok2vec:
             assert embed == theirs["tok2vec"]["model"]["embed"]
         else:  # spaCy's own embedding, inside the character CNN
-            assert embed["@architectures"] == "spacy-planar.CharEmbed.v2"
+            assert embed["@architectures"] == "spacy-planar.CharEmbed.v3"
             assert embed["embed"] == theirs["tok2vec"]["model"]["embed"]
         # the UD pipeline's: spaCy's components, ours for raw text in front of them (raw_text.partial.cfg) and
         # our lemmatizer
@@ -93,7 +93,7 @@ def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
     base with X's partial): edit spacy_planar/partials/, then rerun it."""
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     _needs_spacy_transformers(config)
     out = tmp_path / config.name
@@ -106,7 +106,7 @@ def test_init_config_takes_a_base_of_ones_own(tmp_path):
     from thinc.api import Config
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
     from spacy_planar.cli.init_config import PARTS
 
     base = tmp_path / "base.partial.cfg"
@@ -167,8 +167,8 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     # trained model makes many headless words: single_root attaches them)
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
-    from spacy_planar.conllu_io import read_conllu
+    from spacy_planar.__main__ import app
+    from spacy_planar.io.conllu import read_conllu
 
     text = tmp_path / "text.txt"
     text.write_text("jah qaþ imma .\n\nunte swa galaubida guþ þamma fairhwau , swaswe sunu seinana .\n",
@@ -182,7 +182,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
         assert s.heads.count(0) == 1 and s.deprels[s.heads.index(0)] == "root"
     # the UD validator, level 2: the UD pipeline's output passes; a parser alone fails on its UPOS '_' only,
     # and parse says so in one line
-    from spacy_planar.official import validate
+    from spacy_planar.eval.official import validate
 
     passed, report = validate(tmp_path / "p.conllu", level=2)
     if config.stem in ("ud", "ud_accurate"):
@@ -204,11 +204,11 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(small_corpus),
                                  str(tmp_path / "d.conllu")])
     assert r.exit_code == 0, r.output
-    from spacy_planar.conllu_io import read_docbin
+    from spacy_planar.io.conllu import read_docbin
     assert ([s.forms for s in read_conllu(tmp_path / "d.conllu")]
             == [[t.text for t in d] for d in read_docbin(small_corpus)])
     if config.stem == "ud":  # CoNLL-U in: the columns the pipeline predicts are its own, the others '_'
-        from spacy_planar.conllu_io import ud_feats
+        from spacy_planar.io.conllu import ud_feats
 
         gold = sample(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 5)
         for keep in ([], ["--keep-input-columns"]):  # or the input's, when asked
@@ -229,7 +229,7 @@ def test_every_entry_point_resolves():
     from importlib import import_module
     from importlib.metadata import entry_points
 
-    import_module("spacy_planar.systems.registry")  # makes registry.transition_systems
+    import_module("spacy_planar.parser.systems.registry")  # makes registry.transition_systems
 
     groups = {"spacy_factories": registry.factories, "spacy_architectures": registry.architectures,
               "spacy_scorers": registry.scorers, "spacy_callbacks": registry.callbacks,
@@ -279,7 +279,7 @@ def swap_parsed(swap_model):
     """`parse --keep-input-columns` of the gold file by the swap pipeline."""
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     model, gold, _ = swap_model
     system = gold.parent / "sys.conllu"
@@ -291,7 +291,7 @@ def swap_parsed(swap_model):
 def _run(*args):
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     return CliRunner().invoke(app, [str(a) for a in args])
 
@@ -348,14 +348,14 @@ def test_evaluate_is_the_official_scorer_and_ours(swap_model, swap_parsed):
 
 def test_compare_runs_anchors_lengths_labels_and_touched_words(swap_model):
     model, gold, _ = swap_model
-    r = _run("compare", gold, f"swap={model}", "-r", "1")
+    r = _run("lab", "compare", gold, f"swap={model}", "-r", "1")
     assert r.exit_code == 0 and "| swap |" in r.output
     row = next(line for line in r.output.splitlines() if line.startswith("| swap |"))
-    r = _run("compare", gold, f"swap={model}", f"swap={model}", "-r", "1", "--by-length")
+    r = _run("lab", "compare", gold, f"swap={model}", f"swap={model}", "-r", "1", "--by-length")
     assert r.exit_code == 0, r.output
     runs = next(line for line in r.output.splitlines() if line.startswith("| swap (2 runs) |")).split(" | ")
     # against an anchor: the same model, no difference, p = 1
-    r2 = _run("compare", gold, f"swap={model}", f"again={model}", "-r", "1", "--anchor", "swap")
+    r2 = _run("lab", "compare", gold, f"swap={model}", f"again={model}", "-r", "1", "--anchor", "swap")
     assert r2.exit_code == 0, r2.output
     assert next(line for line in r2.output.splitlines() if line.startswith("| again |")).endswith(" +0.00 (1.000) |")
     assert runs[1] == row.split(" | ")[1] + " ± 0.00" and runs[2] == row.split(" | ")[2] + " ± 0.00"
@@ -369,13 +369,14 @@ def test_compare_runs_anchors_lengths_labels_and_touched_words(swap_model):
     kinds, row = (line.strip("| ").split(" | ")[1:] for line in lengths[2:4])
     assert 0 < len(kinds) == len(row) <= 8 and sum(int(c.replace(",", "")) for c in kinds) <= n_arcs[-1]
     # by label, and over the words a tree transform touches (Nilsson 2007, Experiment II)
-    r = _run("compare", gold, f"swap={model}", "-r", "1", "--labels", "conj,cc,xyz", "--touched", "coordination-ms")
+    r = _run("lab", "compare", gold, f"swap={model}", "-r", "1", "--labels", "conj,cc,xyz",
+             "--touched", "coordination-ms")
     assert r.exit_code == 0, r.output
     head, _, cells = [line for line in r.output.splitlines() if line][-3:]
     assert "conj (" in head and "touched by coordination-ms (" in head
     conj, cc, xyz, ms = cells.strip("| ").split(" | ")[1:]
     assert 0 <= float(conj) <= 100 and xyz == "-" and len(ms.split(" / ")) == 2
-    r = _run("compare", gold, f"swap={model}", "-r", "1", "--touched", "nope")
+    r = _run("lab", "compare", gold, f"swap={model}", "-r", "1", "--touched", "nope")
     assert r.exit_code == 1 and "E051" in r.output
 
 
@@ -386,21 +387,21 @@ def test_search_errors_and_stacks(swap_model, tmp_path):
 
     model, gold, _ = swap_model
     # search errors: the wrong trees split into those the model scores below gold and the rest
-    r = _run("search-errors", model, gold, "--beam", "1", "--beam", "4", "--json")
+    r = _run("lab", "search-errors", model, gold, "--beam", "1", "--beam", "4", "--json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output)
     assert [x["beam_width"] for x in rows] == [1, 4]
     for x in rows:
         assert x["sentences"] == 21 and x["search_errors"] + x["model_errors"] + x["not_rederived"] == x["wrong"] <= 21
     # stacks: the stack when each sentence's buffer first empties (swap: the root and the last word at least)
-    r = _run("stacks", model, gold, "--json")
+    r = _run("lab", "stacks", model, gold, "--json")
     assert r.exit_code == 0, r.output
     ends = json.loads(r.output)
     assert ends["sentences"] == sum(ends["stack_sizes"].values()) == 21 and ends["mean_stack"] >= 2
     assert "0" not in ends["stack_sizes"] and "1" not in ends["stack_sizes"]
     assert sum(ends["moves_after"].values()) >= 21  # at least one move each: the last arc
     spacy.blank("xx").to_disk(tmp_path / "blank")
-    r = _run("stacks", tmp_path / "blank", gold)
+    r = _run("lab", "stacks", tmp_path / "blank", gold)
     assert r.exit_code != 0 and "no planar_parser" in r.output
 
 
@@ -411,31 +412,32 @@ def test_bench_speed(swap_model, tmp_path):
 
     model, gold, _ = swap_model
     words = sum(1 for line in gold.read_text(encoding="utf-8").split("\n") if line.split("\t")[0].isdigit())
-    r = _run("bench", "speed", gold, f"a={model}", f"b={model}", "-r", "1", "--busy", "1", "--json")
+    r = _run("lab", "bench", "speed", gold, f"a={model}", f"b={model}", "-r", "1", "--busy", "1", "--json")
     assert r.exit_code == 0, r.output
     speeds = json.loads(r.output[r.output.index("{"):])
     assert speeds["a"]["words"] == speeds["b"]["words"] == words  # every word of the file, each time
     assert abs(speeds["b"]["ratio"] - speeds["b"]["words_per_s"] / speeds["a"]["words_per_s"]) < 1e-9
     # a beam for one NAME: the same model under two names, one parsing with a beam of 4
-    r = _run("bench", "speed", gold, f"a={model}", f"b={model}", "-r", "2", "--beam", "b=4", "--json")
+    r = _run("lab", "bench", "speed", gold, f"a={model}", f"b={model}", "-r", "2", "--beam", "b=4", "--json")
     assert r.exit_code == 0, r.output
     beam = json.loads(r.output[r.output.index("{"):])["b"]
     assert beam["words"] == words and beam["words_per_s"] == pytest.approx(words / beam["best_s"])
     assert beam["best_s"] <= beam["median_s"] <= beam["max_s"]  # the best of the repeats
     spacy.blank("xx").to_disk(tmp_path / "blank")
-    r = _run("bench", "speed", gold, f"a={tmp_path / 'blank'}", "-r", "1", "--beam", "a=4")
+    r = _run("lab", "bench", "speed", gold, f"a={tmp_path / 'blank'}", "-r", "1", "--beam", "a=4")
     assert r.exit_code == 1 and "no planar_parser" in r.output
 
 
 def test_compare_with_a_beam(swap_model):
     model, gold, _ = swap_model
-    r = _run("compare", gold, f"greedy={model}", f"beam={model}", "-r", "1", "--anchor", "greedy", "--beam", "beam=4")
+    r = _run("lab", "compare", gold, f"greedy={model}", f"beam={model}", "-r", "1", "--anchor", "greedy",
+             "--beam", "beam=4")
     assert r.exit_code == 0, r.output
     assert any(line.startswith("| beam |") for line in r.output.splitlines())
-    r = _run("compare", gold, f"beam={model}", "-r", "1", "--beam", "beam=4+merge")
+    r = _run("lab", "compare", gold, f"beam={model}", "-r", "1", "--beam", "beam=4+merge")
     assert r.exit_code == 0 and any(line.startswith("| beam |") for line in r.output.splitlines()), r.output
     for bad in ("beam=0", "beam", "beam=4+x"):
-        r = _run("compare", gold, f"beam={model}", "-r", "1", "--beam", bad)
+        r = _run("lab", "compare", gold, f"beam={model}", "-r", "1", "--beam", bad)
         assert r.exit_code == 1 and "E087" in r.output
 
 
@@ -445,7 +447,7 @@ def test_bench_lengths(swap_model, tmp_path):
 
     model, gold, _ = swap_model
     svg = tmp_path / "lengths.svg"
-    r = _run("bench", "lengths", gold, f"a={model}", f"b={model}", "-r", "1", "--bin", "10", "--beam", "b=4",
+    r = _run("lab", "bench", "lengths", gold, f"a={model}", f"b={model}", "-r", "1", "--bin", "10", "--beam", "b=4",
              "--svg", svg, "--json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output[r.output.index("{"):r.output.rindex("}") + 1])
@@ -461,7 +463,7 @@ def test_bench_train(small_corpus):
     import json
 
     config = [c for c in CONFIGS if c.stem == "swap"][0]
-    r = _run("bench", "train", small_corpus, f"swap={config}", "--limit", "20", "-e", "1", "--json")
+    r = _run("lab", "bench", "train", small_corpus, f"swap={config}", "--limit", "20", "-e", "1", "--json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output[r.output.index("{\n"):r.output.rindex("}") + 1])
     # the first 20 Docs' words, trained on once per timed epoch, the ratio to itself 1
@@ -518,13 +520,12 @@ def test_add_pipe_is_the_shipped_default_system():
     assert base["embed"]["width"] == "${components.tok2vec.model.encode.width}"
 
     def filled(section):  # the width variable as the shared tok2vec's encoder resolves it, no raw-text inputs
-        values = {base["embed"]["width"]: base["encode"]["width"], "${paths.vectors}": None, "${paths.charlm}": None}
+        values = {base["embed"]["width"]: base["encode"]["width"], "${paths.vectors}": None}
         return {k: filled(v) if isinstance(v, dict) else (values[v] if isinstance(v, str) and v in values else v)
                 for k, v in section.items()}
 
-    assert own == filled(base) and own["embed"]["@architectures"] == "spacy-planar.CharEmbed.v2"
+    assert own == filled(base) and own["embed"]["@architectures"] == "spacy-planar.CharEmbed.v3"
     assert base["embed"]["static_vectors"] == "${paths.vectors}" and own["embed"]["static_vectors"] is None
-    assert base["embed"]["charlm"] == "${paths.charlm}" and own["embed"]["charlm"] is None
 
 
 def _without_columns(src: Path, dest: Path, columns) -> Path:
@@ -631,7 +632,7 @@ def test_the_readme_options_table_says_the_factory_defaults():
     text = (root / "README.md").read_text(encoding="utf-8").split("## Options\n", 1)[1].split("\n## ", 1)[0]
     rows = {name: row.rsplit(" [", 1)[1][:-len("] |")]  # the bracket that ends the row
             for name, row in re.findall(r"^\| `([\w.]+)` \|(.*\] \|)$", text, re.M)}
-    import spacy_planar.component  # noqa: F401 (registers the factory)
+    import spacy_planar.parser  # noqa: F401 (registers the factory)
 
     defaults = Language.get_factory_meta("planar_parser").default_config
     plain = {k: v for k, v in defaults.items() if not isinstance(v, dict) and k not in ("scorer",)}
@@ -670,7 +671,7 @@ def test_the_transformer_config_is_the_ud_pipeline_listening_to_a_transformer():
 def test_a_transformer_config_without_spacy_transformers_is_one_line(tmp_path):
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     if importlib.util.find_spec("spacy_transformers") is not None:
         pytest.skip("spacy-transformers is installed here")

@@ -1,13 +1,17 @@
 import pytest
 import spacy
+from conftest import treebank
 from typer.testing import CliRunner
 
-from conftest import treebank
-from spacy_planar.cli import app
-from spacy_planar.conllu_io import (
-    conllu_to_docs, doc_to_conllu, read_conllu, roundtrip_diffs, write_conllu,
-)
+from spacy_planar.__main__ import app
 from spacy_planar.errors import ConlluError
+from spacy_planar.io.conllu import (
+    conllu_to_docs,
+    doc_to_conllu,
+    read_conllu,
+    roundtrip_diffs,
+    write_conllu,
+)
 
 runner = CliRunner()
 
@@ -210,8 +214,8 @@ def test_whitespace_tokens_are_written_as_spaces_after(tmp_path):
     and the file passes the UD validator at level 2."""
     import spacy
 
-    from spacy_planar.conllu_io import doc_to_conllu, read_conllu
-    from spacy_planar.official import validate
+    from spacy_planar.eval.official import validate
+    from spacy_planar.io.conllu import doc_to_conllu, read_conllu
 
     nlp = spacy.blank("xx")
     doc = nlp("jah qaþ  imma\t sa .")
@@ -236,7 +240,7 @@ def test_predicted_feats_are_written_in_uds_order(tmp_path):
     validator's unsorted-features check."""
     from spacy.tokens import Doc
 
-    from spacy_planar.official import validate
+    from spacy_planar.eval.official import validate
 
     nlp = spacy.blank("la")
     doc = Doc(nlp.vocab, words=["duo", "milites", "veniunt", "."], spaces=[True, True, False, False],

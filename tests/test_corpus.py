@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import small_parser, treebank
 from typer.testing import CliRunner
 
-from conftest import small_parser, treebank
-from spacy_planar.cli import app
-from spacy_planar.conllu_io import read_conllu
+from spacy_planar.__main__ import app
+from spacy_planar.io.conllu import read_conllu
 
 distributed = pytest.importorskip("distributed")
 
@@ -208,7 +208,7 @@ def test_a_scheduler_and_two_workers(model, corpus, reference, tmp_path, dask_pr
     assert r.exit_code == 0, r.output
     assert files(tmp_path / "out") == files(reference)
     with distributed.Client(dask_processes.address) as client:  # each worker loaded the pipeline once, for 13 files
-        loads = client.run(lambda: __import__("spacy_planar.corpus", fromlist=["LOADS"]).LOADS)
+        loads = client.run(lambda: __import__("spacy_planar.corpus.files", fromlist=["LOADS"]).LOADS)
     assert list(loads.values()) == [{str(model.resolve()): 1}] * 2
 
 
@@ -299,7 +299,7 @@ def test_ctrl_c_says_how_far_it_got_in_one_line(model, tmp_path, how):
 def test_parse_streams_a_file_in_chunks_with_the_same_output(model, tmp_path, monkeypatch):
     """A file is read, parsed and written a chunk of sentences at a time (its
     memory a chunk's, not the file's): chunks of 3 give the bytes one chunk gives."""
-    import spacy_planar.corpus as corpus_module
+    import spacy_planar.corpus.files as corpus_module
 
     gold = tmp_path / "in.conllu"
     gold.write_text("\n\n".join(blocks("dev", 0, 20)) + "\n\n", encoding="utf-8")
@@ -329,8 +329,9 @@ def test_parse_streams_a_file_in_chunks_with_the_same_output(model, tmp_path, mo
 def test_the_sentencizer_splits_lines_and_leaves_the_pipeline_alone(model, tmp_path):
     """`parse --sentencizer`: each line split into sentences, each with its
     own tree (one root each); the pipeline given is not changed."""
-    from spacy_planar.corpus import parse_file
     import spacy
+
+    from spacy_planar.corpus.files import parse_file
 
     text = tmp_path / "text.txt"
     text.write_text("jah qaþ du im . gaggiþ in þo haim .\n", encoding="utf-8")

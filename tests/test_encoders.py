@@ -1,4 +1,4 @@
-"""The word encoders of spacy_planar.model: the character CNN (CharEmbed.v2)
+"""The word encoders of spacy_planar.model: the character CNN (CharEmbed.v3)
 and the BiLSTM encoder (BiLSTMEncoder.v1), on NumpyOps and, where cupy has a
 GPU, CupyOps."""
 from pathlib import Path
@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
+from conftest import OPS, has_cupy_gpu
 from spacy.tokens import Doc
 from spacy.util import registry
 
-from conftest import OPS, has_cupy_gpu
 from spacy_planar.model.chars import build_char_embed
 
 
@@ -47,7 +47,7 @@ def test_char_cnn_reads_each_word_alone_and_its_characters_in_order():
 
 def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
     """base.partial.cfg's embedding, in every shipped config but spacy_parser_cnn,
-    is CharEmbed.v2 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
+    is CharEmbed.v3 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
     own, as `spacy init config` writes it) has, and its static vectors are `${paths.vectors}`; its encoder the BiLSTM
     where spacy_parser_cnn has spaCy's CNN; a model built from it runs."""
     from pathlib import Path
@@ -69,7 +69,7 @@ def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
                                           "window_size": 1, "maxout_pieces": 3}  # as `spacy init config` writes it
     for name in ("arc_eager", "planar", "two_planar", "swap", "top_down", "spacy_parser", "ud", "ud_spacy_parser"):
         wrapped = embed(name)
-        assert wrapped["@architectures"] == "spacy-planar.CharEmbed.v2" and wrapped["embed"] == own, name
+        assert wrapped["@architectures"] == "spacy-planar.CharEmbed.v3" and wrapped["embed"] == own, name
         assert wrapped["static_vectors"] == "${paths.vectors}", name
         assert encode(name)["@architectures"] == "spacy-planar.BiLSTMEncoder.v1", name
     nlp = spacy.blank("xx")
@@ -275,7 +275,7 @@ def test_a_pipeline_with_the_bilstm_trains_and_parses_on_these_ops(ops):
 
 
 def test_word_dropout_zeroes_whole_words_while_training_only():
-    """CharEmbed.v2's ``word_dropout``: while training, about that share of
+    """CharEmbed.v3's ``word_dropout``: while training, about that share of
     words get a zero ``embed`` vector (all of its columns), the others are
     scaled; when predicting, the vectors are the embedding's own."""
     from spacy.ml.models.tok2vec import MultiHashEmbed
@@ -308,7 +308,7 @@ def test_numpy_blas_moves_every_model_on_numpy_ops_to_numpys_blas_with_the_same_
     precision and the parses are the same trees."""
     from thinc.api import Config
 
-    from spacy_planar.component.callbacks import make_numpy_blas
+    from spacy_planar.model.blas import make_numpy_blas
 
     config = Config().from_disk(Path(__file__).resolve().parents[1] / "configs" / "ud.cfg", interpolate=False)
     assert config["nlp"]["after_pipeline_creation"] == {"@callbacks": "spacy-planar.numpy_blas.v1"}

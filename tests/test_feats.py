@@ -3,10 +3,9 @@ from collections import Counter
 
 import pytest
 import spacy
+from conftest import first_docs, treebank
 from spacy.tokens import Doc
 from spacy.training import Example
-
-from conftest import first_docs, treebank
 
 N_TRAIN, N_HELD_OUT, EPOCHS = 400, 200, 6
 

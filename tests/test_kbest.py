@@ -5,25 +5,30 @@ scored (k-best oracle LAS, calibration) and calibrated on held-out data."""
 import json
 import re
 import xml.etree.ElementTree as ET
-
-import numpy as np
 from itertools import islice
 
+import numpy as np
 import pytest
 import spacy
+from conftest import sample, small_parser, treebank
 from spacy.tokens import Doc
 from typer.testing import CliRunner
 
-from conftest import sample, small_parser, treebank
-from spacy_planar.cli import app
-from spacy_planar.conllu_io import read_conllu
+from spacy_planar.__main__ import app
 from spacy_planar.errors import UserError
-from spacy_planar.kbest import (arc_confidence, arc_probabilities, at_temperature, calibration, distinct_parses,
-                                fit_calibration,
-                                isotonic)
-from spacy_planar.official import validate
-from spacy_planar.render import reliability_svg
-from spacy_planar.trees import tree_error
+from spacy_planar.eval.official import validate
+from spacy_planar.io.conllu import read_conllu
+from spacy_planar.io.render import reliability_svg
+from spacy_planar.parser.kbest import (
+    arc_confidence,
+    arc_probabilities,
+    at_temperature,
+    calibration,
+    distinct_parses,
+    fit_calibration,
+    isotonic,
+)
+from spacy_planar.trees.algorithms import tree_error
 
 BEAM = {"beam_width": 8, "n_best": 4}
 
@@ -220,7 +225,8 @@ def test_compare_reports_the_kbest_oracle_and_render_shades_a_parse(model, tmp_p
     calibration and ranking beside the LAS (test_pipeline checks the ranking
     of a better trained parser); ``render --confidence`` shades a parse."""
     dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 120)
-    r = CliRunner().invoke(app, ["compare", str(dev), f"ours={model}", "-r", "1", "--kbest", "4", "--anchor", "ours"])
+    r = CliRunner().invoke(app, ["lab", "compare", str(dev), f"ours={model}", "-r", "1", "--kbest", "4",
+                                 "--anchor", "ours"])
     assert r.exit_code == 0, r.output
     row = re.search(r"^\| ours \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+)% \|$",
                     r.output, re.M)

@@ -3,11 +3,11 @@ oracles/_link_costs) against their per-row twins in
 reference.py, on states reached by random valid actions of every system."""
 import numpy as np
 import pytest
-
 import reference
+
 from spacy_planar.model import _hidden
-from spacy_planar.systems import _core
-from spacy_planar.catalog import SYSTEMS, make_system
+from spacy_planar.parser.catalog import SYSTEMS, make_system
+from spacy_planar.parser.systems import _core
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
@@ -125,9 +125,9 @@ def test_link_costs_kernel_matches_reference(name, finish):
     states reached by the static oracle's action or, one step in three, a
     random valid one."""
     from conftest import treebank
-    from spacy_planar.conllu_io import read_conllu
-    from spacy_planar.catalog import system_for_trees
-    from spacy_planar.catalog import make_oracle
+
+    from spacy_planar.io.conllu import read_conllu
+    from spacy_planar.parser.catalog import make_oracle, system_for_trees
     trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(treebank("got_proiel"))) if i % 12 == 0]
     system = system_for_trees(name, trees)
     st = system.init_states([len(h) for h, _ in trees], finish=finish)

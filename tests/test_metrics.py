@@ -2,15 +2,15 @@ import json
 import re
 
 import pytest
+import reference
+from conftest import sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import labelled_trees
 from typer.testing import CliRunner
 
-import reference
-from conftest import sample
-from spacy_planar.cli import app
-from spacy_planar.metrics import LENGTH_BINS, Scores, evaluate
+from spacy_planar.__main__ import app
+from spacy_planar.eval.metrics import LENGTH_BINS, Scores, evaluate
 
 runner = CliRunner()
 
@@ -243,7 +243,7 @@ def test_paired_bootstrap():
     difference of one word in 2,000 is within chance. The sign follows A - B."""
     import numpy as np
 
-    from spacy_planar.metrics import paired_bootstrap
+    from spacy_planar.eval.metrics import paired_bootstrap
 
     words = np.full(200, 10)
     assert paired_bootstrap(words * 0.5, words * 0.5, words) == (0.0, 1.0)

@@ -8,10 +8,10 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from conftest import sample, small_parser, treebank
 from typer.testing import CliRunner
 
-from conftest import sample, small_parser, treebank
-from spacy_planar.cli import app
+from spacy_planar.__main__ import app
 
 pytest.importorskip("wheel")  # the offline build (--no-build-isolation) needs it, as setuptools and cython
 

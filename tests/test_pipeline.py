@@ -4,14 +4,14 @@ import random
 import numpy as np
 import pytest
 import spacy
+from conftest import first_docs, treebank
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import first_docs, treebank
-from spacy_planar.component.factory import DEFAULT_MODEL
-from spacy_planar.metrics import evaluate
-from spacy_planar.pseudoproj import LIFT_MARK, PATH_MARK
-from spacy_planar.trees import tree_error
+from spacy_planar.eval.metrics import evaluate
+from spacy_planar.parser.factory import DEFAULT_MODEL
+from spacy_planar.trees.algorithms import tree_error
+from spacy_planar.trees.pseudoproj import LIFT_MARK, PATH_MARK
 
 SYSTEMS = {
     "arc_eager": {"@transition_systems": "spacy-planar.arc_eager.v1", "encoding": "head+path"},
@@ -127,7 +127,7 @@ def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
     ``kbest.arc_confidence``) puts the right arcs of held-out sentences above
     the wrong ones, and better than the beam marginal alone, which gives the
     arcs its trees agree on one value."""
-    from spacy_planar.kbest import arc_probabilities, ranking
+    from spacy_planar.parser.kbest import arc_probabilities, ranking
 
     _, held_out = gothic
     parser = trained[system].get_pipe("planar_parser")
@@ -400,7 +400,7 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     # planar 0.76, swap 0.63, top_down 0.89, two_planar 0.74; arc_eager 0.59 on the CI machine. So
     # the test asks what holds on every machine: more than half (swap: more than 0.4), and a higher
     # score on average (here +1.2 to +4.6 nats a sentence). A beam that kept the worse tree fails both.
-    from spacy_planar.cli.search import derivation_scores
+    from spacy_planar.lab.search import derivation_scores
     parser = four.get_pipe("planar_parser")
     differ = [i for i, (b, g) in enumerate(zip(beam, greedy)) if b != g]
     docs = [words_only(four, held_out[i]) for i in differ]
@@ -423,7 +423,7 @@ def test_beam_options_are_checked():
 def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
     """The parser learns the transformed trees (its actions carry the marks)
     but its labels, its output and a reloaded copy's output are UD."""
-    from spacy_planar.transforms import clean_label
+    from spacy_planar.trees.transforms import clean_label
 
     nlp = trained[LISTENING]
     parser = nlp.get_pipe("planar_parser")
@@ -518,10 +518,10 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     # derivation of each tree it built, its PRED(k) lie in the narrowed range (all but a few: where
     # the parser completed a tree at another step than the oracle would, the queue front i, whose
     # tag FIRST reads, differs)
-    from spacy_planar.catalog import make_oracle
-    from spacy_planar.systems.state import PRED
+    from spacy_planar.parser.catalog import make_oracle
+    from spacy_planar.parser.systems.state import PRED
     system = parser.system
-    from spacy_planar.trees import is_projective
+    from spacy_planar.trees.algorithms import is_projective
     kept = [i for i, (h, _) in enumerate(with_first) if is_projective(h)]  # as parsed: nothing decoded
     assert len(kept) > len(with_first) // 2
     prepared = [system.label_tree(system.prepare_tree(*with_first[i])) for i in kept]
@@ -604,7 +604,7 @@ def test_a_tree_the_parser_cannot_derive_scores_minus_infinity(trained, gothic):
     """search-errors' derivation score: a tree needing a label the parser
     lacks has no derivation in its actions (-inf, not E118); the others a
     finite log-probability, at most 0."""
-    from spacy_planar.cli.search import derivation_scores
+    from spacy_planar.lab.search import derivation_scores
 
     _, held_out = gothic
     nlp = trained["arc_eager"]

@@ -1,13 +1,18 @@
 import pytest
+from conftest import CZECH_HEADS, CZECH_LABELS
 from hypothesis import assume, given, settings
 from strategies import labelled_trees, one_lift_trees, projective_trees
 
-from conftest import CZECH_HEADS, CZECH_LABELS
-from spacy_planar.experiments import projectivization_check
-from spacy_planar.pseudoproj import (
-    ENCODINGS, deprojectivize, is_decorated, parse_label, projectivize, undecorate,
+from spacy_planar.lab.experiments import projectivization_check
+from spacy_planar.trees.algorithms import is_projective
+from spacy_planar.trees.pseudoproj import (
+    ENCODINGS,
+    deprojectivize,
+    is_decorated,
+    parse_label,
+    projectivize,
+    undecorate,
 )
-from spacy_planar.trees import is_projective
 
 
 def test_czech_example_head_path():
@@ -80,7 +85,7 @@ def test_projective_trees_are_left_alone(heads):
 @settings(max_examples=200, deadline=None)
 @given(labelled_trees(max_words=30), )
 def test_deprojectivize_returns_a_tree_for_any_labels(tree):
-    from spacy_planar.trees import tree_error
+    from spacy_planar.trees.algorithms import tree_error
     heads, labels = tree
     # decorate arbitrarily, as a parser might
     noisy = [lab + ("↑obj" if i % 3 == 0 else "") + ("↓" if i % 4 == 0 else "") for i, lab in enumerate(labels)]
@@ -92,7 +97,7 @@ def test_deprojectivize_returns_a_tree_for_any_labels(tree):
 
 @pytest.mark.slow
 def test_experiment_1_on_gothic(got_train):
-    from spacy_planar.conllu_io import read_conllu
+    from spacy_planar.io.conllu import read_conllu
     sents = [(s.heads, s.deprels) for s in read_conllu(got_train)]
     res = projectivization_check(sents, "head+path")
     assert res["nonprojective_arcs"] == 986

@@ -6,18 +6,18 @@ from pathlib import Path
 
 import numpy
 import spacy
+from conftest import first_docs, treebank
 from spacy.tokens import Doc, DocBin
 from thinc.api import Config
 
-from conftest import first_docs, treebank
-from spacy_planar.corpus import given_sentences
-from spacy_planar.stages import first_stage, first_stage_components, second_stage
+from spacy_planar.corpus.files import given_sentences
+from spacy_planar.ud.stages import first_stage, first_stage_components, second_stage
 
 
 def _config(tmp_path, *flags) -> Path:
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     out = tmp_path / "config.cfg"
     r = CliRunner().invoke(app, ["init-config", "arc_eager", str(out), "--tagging", *flags])
@@ -99,7 +99,7 @@ def test_spacy_train_refuses_a_config_in_two_stages(tmp_path):
 def test_taggers_first_needs_the_taggers(tmp_path):
     from typer.testing import CliRunner
 
-    from spacy_planar.cli import app
+    from spacy_planar.__main__ import app
 
     r = CliRunner().invoke(app, ["init-config", "arc_eager", str(tmp_path / "x.cfg"), "--taggers-first"])
     assert r.exit_code == 1 and "E122" in r.output and not (tmp_path / "x.cfg").exists()

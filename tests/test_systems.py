@@ -2,18 +2,17 @@ import functools
 
 import numpy as np
 import pytest
+from conftest import treebank
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import random_run
 from strategies import labelled_trees
 
-from conftest import treebank
-from spacy_planar.conllu_io import read_conllu
-from reference import random_run
-from spacy_planar.driver import oracle_check, oracle_run
-from spacy_planar.catalog import make_oracle
-from spacy_planar.catalog import SYSTEMS, make_system, system_for_trees
-from spacy_planar.systems.state import MOVE_NAMES, SWITCH
-from spacy_planar.trees import is_planar, is_projective, min_planes, projective_order, tree_error
+from spacy_planar.io.conllu import read_conllu
+from spacy_planar.parser.catalog import SYSTEMS, make_oracle, make_system, system_for_trees
+from spacy_planar.parser.driver import oracle_check, oracle_run
+from spacy_planar.parser.systems.state import MOVE_NAMES, SWITCH
+from spacy_planar.trees.algorithms import is_planar, is_projective, min_planes, projective_order, tree_error
 
 VARIANTS = [("arc_eager", {}), ("planar", {}), ("two_planar", {}), ("swap", {"oracle": "eager"}), ("swap",
                                                                                                    {"oracle": "lazy"})]
@@ -340,7 +339,7 @@ def test_arc_eager_dynamic_oracle_costs_are_exact(tree, walk):
 
 
 def _moves_with_gold_labels(system, st, gold):
-    from spacy_planar.systems.state import LEFT, RIGHT
+    from spacy_planar.parser.systems.state import LEFT, RIGHT
     valid = system.valid_actions(st)[0]
     out = []
     for a in np.flatnonzero(valid):
@@ -392,7 +391,8 @@ def test_approximate_dynamic_oracles_against_search(name, max_words, exact_share
     left out) are exact in at least ``exact_share`` of the states
     (planar: SHIFT and REDUCE too)."""
     import reference as ref
-    from spacy_planar.systems.state import LEFT, REDUCE, RIGHT, SHIFT
+
+    from spacy_planar.parser.systems.state import LEFT, REDUCE, RIGHT, SHIFT
     rng = np.random.default_rng(7)
     successors, final = ((ref.swap_successors, ref.swap_final) if name == "swap"
                          else (ref.planar_successors, ref.planar_final))
@@ -456,7 +456,7 @@ def test_swap_sinks_a_complete_word_to_its_head_down_the_stack(heads):
     error), y has its dependents and V is below x. The same in "V x y . z"
     with z under x, non-projective, where the state is on the static
     oracle's path. From there the cheapest moves still give the gold tree."""
-    from spacy_planar.systems.state import SHIFT, SWAP
+    from spacy_planar.parser.systems.state import SHIFT, SWAP
     labels = ["root"] + ["dep"] * (len(heads) - 1)
     system = system_for_trees("swap", [(heads, labels)])
     st = system.init_states([len(heads)])
@@ -539,7 +539,7 @@ def test_exploration_run_is_the_same_when_finished_states_are_dropped(name, kw):
     the states it visits, their features and targets must be those of the
     run that keeps every row to the end (the random draws are per original
     row, the scores a function of each state's features alone)."""
-    from spacy_planar.driver import exploration_run
+    from spacy_planar.parser.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup(name, kw, every=25, seed=1)
     runs = []
     for compact_below in (0.0, 0.75, 1.0):
@@ -560,7 +560,7 @@ def test_exploration_run_per_row_probabilities(name, kw):
     projectivized, planar: the links that fit) wherever the static oracle
     does, while rows at 1 follow the model and mostly do not; an array of
     equal values is the run of the scalar."""
-    from spacy_planar.driver import exploration_run
+    from spacy_planar.parser.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup(name, kw, every=40, seed=2)
     prepared = [system.prepare_tree(*t) for t in trees]
     labelled = [system.label_tree(t) for t in prepared]
@@ -598,7 +598,7 @@ def run_without(name, kw, every, move, keep_order, record):
     move. Before each step ``record(states, gold, kept, live, moves)`` sees
     the rows ``kept_rows`` keeps and the moves made. Returns the trees, the
     system and whether each tree ends in its gold tree as the system prepares it."""
-    from spacy_planar.driver import exploration_run
+    from spacy_planar.parser.driver import exploration_run
     trees, system, _, offsets, fresh = exploration_setup(name, kw, every=every, seed=4)
     move_of = system.table.move_of
     st, gold = fresh()
@@ -633,7 +633,7 @@ def test_exploration_keep_order_takes_the_oracles_swaps(keep_order):
     order asks for it, and so ends in every gold tree; without it the
     model's choice is followed, no word is swapped, and the trees that need
     a SWAP come out wrong."""
-    from spacy_planar.systems.state import SWAP
+    from spacy_planar.parser.systems.state import SWAP
     counts = {"asked": 0, "swapped": 0, "other_swaps": 0}
 
     def record(states, gold, asked, live, moves):
@@ -660,8 +660,8 @@ def test_exploration_keep_order_takes_two_planars_planes(keep_order):
     the trees whose crossing links need the second plane come out wrong.
     The kept rows are the oracle's SWITCHes and the arcs of crossing links,
     never a link that crosses nothing."""
-    from spacy_planar.systems.state import LEFT, RIGHT, SWITCH
-    from spacy_planar.trees import crossings
+    from spacy_planar.parser.systems.state import LEFT, RIGHT, SWITCH
+    from spacy_planar.trees.algorithms import crossings
     counts = {"kept": 0, "switches": 0, "uncrossed_arcs": 0}
 
     def record(states, gold, kept, live, moves):
@@ -690,7 +690,7 @@ def test_two_planar_exploring_at_zero_is_static_training():
     oracle's states (same feature and label tokens) and trains each towards
     the oracle's action alone, with the same valid actions (compared as sets
     of rows, which the two runs order differently)."""
-    from spacy_planar.driver import exploration_run
+    from spacy_planar.parser.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup("two_planar", {}, every=20, seed=3)
     st, gold = fresh()
     explored = exploration_run(system, st, gold, score, 0.0, offsets)
@@ -713,7 +713,7 @@ def test_two_planar_exploring_at_zero_is_static_training():
 
 
 def test_first_sets_of_a_tree():
-    from spacy_planar.trees import first_sets, leftmost_descendants
+    from spacy_planar.trees.algorithms import first_sets, leftmost_descendants
     # "I saw a girl": saw's subtree starts at I, girl's at a
     assert leftmost_descendants(FIGURE_2[0]).tolist() == [0, 1, 1, 3, 3]
     assert first_sets([(FIGURE_2[0], ["PRON", "VERB", "DET", "NOUN"])]) == {
@@ -725,8 +725,8 @@ def test_top_down_first_lookahead_keeps_the_gold_prediction():
     PRED(k) on those trees is always among the words the lookahead leaves
     (k's subtree starts at the queue's front), and the lookahead leaves
     fewer words to choose from; on dev, how often it would drop the gold one."""
-    from spacy_planar.systems.state import PRED
-    from spacy_planar.trees import first_sets
+    from spacy_planar.parser.systems.state import PRED
+    from spacy_planar.trees.algorithms import first_sets
 
     def walk(sents, first):
         trees = [(s.heads, s.deprels) for s in sents]
@@ -786,7 +786,7 @@ def test_every_system_keeps_the_contract_and_a_broken_one_is_named(name):
     SPACY_PLANAR_DEBUG, as the tests run); a system whose valid_actions
     has one column too few is E126, naming the hook."""
     from spacy_planar.errors import UnexpectedError
-    from spacy_planar.systems.contract import check
+    from spacy_planar.parser.systems.contract import check
 
     trees = [([2, 0, 2, 3], ["a", "root", "b", "a"]), ([0, 1], ["root", "b"])]
     system = system_for_trees(name, trees)
@@ -808,7 +808,7 @@ def test_every_system_keeps_the_contract_and_a_broken_one_is_named(name):
 def test_the_oracles_select_is_numpys(n, k, seed, scalar_choices):
     """oracles.base.select (np.where from the last condition back) gives
     np.select's rows and dtype, with scalar or int32 array choices."""
-    from spacy_planar.oracles.base import select
+    from spacy_planar.parser.oracles.base import select
 
     rng = np.random.default_rng(seed)
     conditions = [rng.random(n) < 0.4 for _ in range(k)]

@@ -3,14 +3,13 @@ the system hands the model (``model_inputs``, ``step_record``,
 ``training_arrays``, ``limit_candidates``) and the arc scorer's gradients."""
 import numpy as np
 import pytest
+from conftest import treebank
 from thinc.api import NumpyOps, fix_random_seed
 
-from conftest import treebank
-from spacy_planar.conllu_io import read_conllu
+from spacy_planar.io.conllu import read_conllu
 from spacy_planar.model.parser_model import ARC_PARAMS, arcs_forward, build_arc_scorer, pred_scores
-from spacy_planar.catalog import make_oracle, make_system
-from spacy_planar.catalog import system_for_trees
-from spacy_planar.systems.state import INT, LEFT, PRED, SHIFT
+from spacy_planar.parser.catalog import make_oracle, make_system, system_for_trees
+from spacy_planar.parser.systems.state import INT, LEFT, PRED, SHIFT
 
 
 def test_sibling_is_the_child_predicted_last_on_that_side():

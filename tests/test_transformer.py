@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 import spacy
-from spacy.tokens import Doc, DocBin
-
 from conftest import first_docs, treebank
+from spacy.tokens import Doc, DocBin
 
 pytest.importorskip("torch")
 pytest.importorskip("spacy_transformers")

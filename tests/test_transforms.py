@@ -3,16 +3,22 @@
 on random UD-like trees, projectivity kept, and Experiment I (Table 4.4) on
 the shared treebanks' training splits."""
 import pytest
+from conftest import treebank
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from conftest import treebank
-from spacy_planar.conllu_io import read_conllu
-from spacy_planar.experiments import tree_transform_check
-from spacy_planar.transforms import (TRANSFORMS, apply_transforms, clean_label, find_coordinations,
-                                     invert_transforms, restore)
-from spacy_planar.trees import is_projective, tree_error
 from strategies import trees, ud_trees
+
+from spacy_planar.io.conllu import read_conllu
+from spacy_planar.lab.experiments import tree_transform_check
+from spacy_planar.trees.algorithms import is_projective, tree_error
+from spacy_planar.trees.transforms import (
+    TRANSFORMS,
+    apply_transforms,
+    clean_label,
+    find_coordinations,
+    invert_transforms,
+    restore,
+)
 
 # "skilled Swedes , Danes and Norwegians played": C1 Swedes (3 conjuncts), separators ", " and "and"
 #            1        2      3  4     5   6           7

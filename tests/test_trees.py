@@ -2,13 +2,13 @@ import re
 
 import numpy as np
 import pytest
+import reference
+from conftest import CZECH_HEADS, DATA, treebank
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 from strategies import trees
 
-import reference
-from conftest import CZECH_HEADS, DATA, treebank
-from spacy_planar import trees as T
+from spacy_planar.trees import algorithms as T
 
 
 def test_czech_example_arc_is_nonprojective():
@@ -97,7 +97,7 @@ def readme_table():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["en_ewt", "pt_bosque", "got_proiel"])
 def test_stats_match_shared_readme(name):
-    from spacy_planar.cli.analyse import stats_of
+    from spacy_planar.lab.analyse import stats_of
 
     path = treebank(name)  # skips (fails on CI) without the shared data
     want = readme_table()[name]

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 import spacy
+from conftest import sample, small_parser, treebank
 from typer.testing import CliRunner
 
-from conftest import sample, small_parser, treebank
-from spacy_planar.cli import app
-from spacy_planar.conllu_io import read_conllu
-from spacy_planar.trees import nonprojective_arcs, plane_assignment
+from spacy_planar.__main__ import app
+from spacy_planar.io.conllu import read_conllu
+from spacy_planar.trees.algorithms import nonprojective_arcs, plane_assignment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,9 +98,9 @@ BAD_INPUTS = {
 }
 
 
-@pytest.mark.parametrize("command", [["convert", "{}", "{out}/x.spacy"], ["stats", "{}"], ["evaluate", "{}", "{}"],
-                                     ["transform-check", "{}"], ["oracle", "{}"], ["roundtrip-check", "{}"],
-                                     ["validate", "{}"]])
+@pytest.mark.parametrize("command", [["convert", "{}", "{out}/x.spacy"], ["lab", "stats", "{}"],
+                                     ["evaluate", "{}", "{}"], ["lab", "transform-check", "{}"],
+                                     ["lab", "oracle", "{}"], ["lab", "roundtrip-check", "{}"], ["validate", "{}"]])
 @pytest.mark.parametrize("kind", sorted(BAD_INPUTS))
 def test_bad_input_gets_one_line_and_exit_1(command, kind, tmp_path):
     path = BAD_INPUTS[kind](tmp_path)
@@ -173,8 +173,8 @@ def test_render_of_several_sentences_is_one_svg_document(tmp_path):
     sentence, one above the other; a CoNLL-U file named .txt is read as
     CoNLL-U; a pipeline without --text, or a CoNLL-U file with it, gets
     one line."""
-    from spacy_planar.conllu_io import sentences_to_doc
-    from spacy_planar.render import render
+    from spacy_planar.io.conllu import sentences_to_doc
+    from spacy_planar.io.render import render
 
     gold = sample(treebank("got_proiel", "dev"), tmp_path / "three.txt", 3)  # CoNLL-U whatever its name
     out = tmp_path / "all.svg"
@@ -207,7 +207,7 @@ def test_inputs_are_told_apart_by_content(tmp_path):
     """A CoNLL-U file named .txt is CoNLL-U, a DocBin is a DocBin whatever
     its name, plain text is text: readers of CoNLL-U name what they got in
     one line; parse takes all three."""
-    from spacy_planar.conllu_io import conllu_to_docbin, file_kind
+    from spacy_planar.io.conllu import conllu_to_docbin, file_kind
 
     conllu_txt = sample(treebank("got_proiel", "dev"), tmp_path / "a.txt", 3)
     docbin = tmp_path / "b.conllu"
@@ -216,10 +216,10 @@ def test_inputs_are_told_apart_by_content(tmp_path):
     text = tmp_path / "c.conllu"
     text.write_text("jah qaþ imma .\n", encoding="utf-8")
     assert [file_kind(p) for p in (conllu_txt, docbin, text)] == ["conllu", "docbin", "text"]
-    r = CliRunner().invoke(app, ["stats", str(conllu_txt)])
+    r = CliRunner().invoke(app, ["lab", "stats", str(conllu_txt)])
     assert r.exit_code == 0, r.output
     for path, code in ((docbin, "[E017]"), (text, "[E018]")):
-        r = CliRunner().invoke(app, ["stats", str(path)])
+        r = CliRunner().invoke(app, ["lab", "stats", str(path)])
         assert r.exit_code == 1 and code in r.output and len(r.output.strip().splitlines()) == 1, r.output
 
 
@@ -244,7 +244,7 @@ def _training_output(tmp: Path) -> str:
     ["parse-corpus", "{model}", "{folder}", "{out}/parsed"], ["render", "{model}", "{out}/t.svg", "--text", "a b"],
     ["render", "{model}", "{out}/t.svg", "--text", "a b", "--confidence"], ["calibrate", "{model}", "{gold}",
                                                                             "{out}/c"],
-    ["stacks", "{model}", "{gold}"], ["package", "{model}", "{out}/packages", "--name", "x"],
+    ["lab", "stacks", "{model}", "{gold}"], ["package", "{model}", "{out}/packages", "--name", "x"],
 ])
 @pytest.mark.parametrize("kind", sorted(NOT_PIPELINES))
 def test_a_model_that_is_not_a_pipeline_is_one_line(command, kind, tmp_path):
@@ -272,7 +272,8 @@ def test_an_installed_package_name_loads_with_kbest(tmp_path, monkeypatch):
     """"path or package": a package name works with --kbest and --confidence
     too (its data folder is found as spaCy finds it)."""
     from conftest import small_parser
-    from spacy_planar.pipelines import pipeline_path
+
+    from spacy_planar.io.pipelines import pipeline_path
 
     small_parser(tmp_path / "model", 20, epochs=1)
     pkg = tmp_path / "site" / "xx_fake_planar"

@@ -6,11 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
+from conftest import sample, treebank
 from typer.testing import CliRunner
 
-from conftest import sample, treebank
-from spacy_planar.cli import app
-from spacy_planar.conllu_io import read_conllu
+from spacy_planar.__main__ import app
 
 floret = pytest.importorskip("floret")
 runner = CliRunner()
@@ -37,27 +36,22 @@ def test_vectors_are_floret_and_cover_unseen_forms(vectors_dir):
     assert float(vectors.data.std(axis=0).min()) > 0  # trained rows, not one row repeated
 
 
-def test_a_shipped_config_takes_the_vectors_and_the_character_model_with_one_flag_each(vectors_dir, charlm_dir,
-                                                                                      tmp_path):
-    """`--paths.vectors DIR` and `--paths.charlm DIR`: the tok2vec reads the
-    vectors (CharEmbed.v2's static_vectors layer, its projection trained) and
-    the character model's states (charlm_features: its weights not trained);
-    both travel with the pipeline, which encodes as it did once the model's
-    directory is gone."""
+def test_a_shipped_config_takes_the_vectors_with_one_flag(vectors_dir, tmp_path):
+    """`--paths.vectors DIR`: the tok2vec reads the vectors (CharEmbed.v3's
+    static_vectors layer, its projection trained); they travel with the
+    pipeline, which encodes as it did once saved and loaded again."""
     import shutil
 
     from spacy.tokens import Doc
 
-    from spacy_planar.model.charlm import CharLM
-
     corpus = tmp_path / "train.spacy"
     dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 80)
     assert runner.invoke(app, ["convert", str(dev), str(corpus)]).exit_code == 0
-    lm_dir = shutil.copytree(charlm_dir, tmp_path / "lm")
+    vectors = shutil.copytree(vectors_dir, tmp_path / "vectors")
     config = Path(__file__).resolve().parents[1] / "configs" / "two_planar.cfg"
     cmd = [sys.executable, "-m", "spacy_planar", "train", str(config), "--output", str(tmp_path / "out"),
-           "--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.vectors", str(vectors_dir),
-           "--paths.charlm", str(lm_dir), "--training.max_steps", "4", "--training.eval_frequency", "2"]
+           "--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.vectors", str(vectors),
+           "--training.max_steps", "4", "--training.eval_frequency", "2"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     nlp = spacy.load(tmp_path / "out" / "model-last")
@@ -65,15 +59,10 @@ def test_a_shipped_config_takes_the_vectors_and_the_character_model_with_one_fla
     encoder = nlp.get_pipe("tok2vec").model
     layers = [node for node in encoder.walk() if node.name == "static_vectors"]
     assert len(layers) == 1 and layers[0].get_param("W").shape == (96, 16)
-    lm = CharLM.from_disk(lm_dir)
-    (layer,) = [n for n in encoder.walk() if n.name == "charlm_features"]
-    assert layer.attrs["chars"] == lm.chars and layer.get_param("P").shape == (96, 32)
-    assert np.array_equal(layer.get_param("Ef"), lm.forward["E"])
-    assert np.array_equal(layer.layers[1].get_param("U"), lm.backward["U"])  # frozen while the rest trained
     words = "jah qaþ imma Iesus : gaggais mis afar .".split()
     before = encoder.predict([Doc(nlp.vocab, words=words)])[0]
     nlp.to_disk(tmp_path / "saved")
-    shutil.rmtree(lm_dir)
+    shutil.rmtree(vectors)
     again = spacy.load(tmp_path / "saved")
     assert np.allclose(again.get_pipe("tok2vec").model.predict([Doc(again.vocab, words=words)])[0], before)
     doc = again("jah qaþ imma .")
@@ -136,7 +125,7 @@ def test_a_corpus_as_users_have_it(tmp_path, vectors_dir):
     import lzma
     import unicodedata
 
-    from spacy_planar.raw_text import Corpus
+    from spacy_planar.io.raw_text import Corpus
 
     folder = tmp_path / "texts"
     (folder / "sub").mkdir(parents=True)
@@ -162,7 +151,7 @@ def test_a_corpus_as_users_have_it(tmp_path, vectors_dir):
 
 
 def test_a_greek_capital_breathing_written_before_it():
-    from spacy_planar.raw_text import nfc
+    from spacy_planar.io.raw_text import nfc
 
     assert nfc("\u0313\u0391λλ\u0313, ὦ δέσποτα") == "Ἀλλ\u0313, ὦ δέσποτα"
 
@@ -178,38 +167,6 @@ def test_unreadable_text_is_one_line(tmp_path):
     assert r.exit_code == 1 and "broken.txt.xz" in r.output and "E113" in r.output
     r = runner.invoke(app, ["vectors", str(tmp_path / "v"), str(bad), "--dim", "0"])
     assert r.exit_code == 1 and "E112" in r.output
-
-
-def test_the_shipped_configs_pretrain_and_load_the_pretrained_tok2vec(tmp_path, vectors_dir):
-    """`spacy pretrain configs/ud.cfg` runs on the text `vectors --text-out`
-    keeps (with the vectors too), and `--paths.init_tok2vec` really starts
-    the tok2vec from its weights (a config without a [pretraining] section
-    would skip them without a word)."""
-    from spacy.training.initialize import init_nlp
-    from spacy.util import load_config
-
-    text = tmp_path / "text.jsonl"
-    raw = tmp_path / "raw.txt"
-    dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 200)
-    raw.write_text("\n".join(" ".join(s.forms) for s in read_conllu(dev)) + "\n", encoding="utf-8")
-    r = runner.invoke(app, ["vectors", str(tmp_path / "v"), str(raw), "--dim", "8", "--bucket", "1000",
-                            "--min-count", "1", "--threads", "1", "--text-out", str(text)])
-    assert r.exit_code == 0, r.output
-    assert text.read_text(encoding="utf-8").count("\n") == 200
-    config = Path(__file__).resolve().parents[1] / "configs" / "ud.cfg"
-    out = tmp_path / "pretrained"
-    cmd = [sys.executable, "-m", "spacy", "pretrain", str(config), str(out), "--paths.raw_text", str(text),
-           "--paths.vectors", str(vectors_dir), "--pretraining.max_epochs", "1"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    weights = (out / "model-last.bin").read_bytes()
-    corpus = tmp_path / "train.spacy"
-    assert runner.invoke(app, ["convert", str(dev), str(corpus)]).exit_code == 0
-    cfg = load_config(config, overrides={"paths.train": str(corpus), "paths.dev": str(corpus),
-                                         "paths.vectors": str(vectors_dir),
-                                         "paths.init_tok2vec": str(out / "model-last.bin")})
-    nlp = init_nlp(cfg)
-    assert nlp.get_pipe("tok2vec").model.to_bytes() == weights
 
 
 def test_the_pipeline_takes_the_vectors_language_or_says_why_not(vectors_dir, tmp_path):

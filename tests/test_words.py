@@ -5,13 +5,13 @@ each sentence apart (model/tok2vec.py), the multiword_tokens component
 import numpy as np
 import pytest
 import spacy
+from conftest import OPS, first_docs, treebank
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 
-from conftest import OPS, first_docs, treebank
-from spacy_planar.component.words import MultiwordTokens, split_words
-from spacy_planar.conllu_io import MWT_KEY, USER_DATA_KEY, conllu_to_docs, doc_to_conllu, read_conllu
-from spacy_planar.readers import WORDS_GIVEN, create_corpus
+from spacy_planar.io.conllu import MWT_KEY, USER_DATA_KEY, conllu_to_docs, doc_to_conllu, read_conllu
+from spacy_planar.io.readers import WORDS_GIVEN, create_corpus
+from spacy_planar.ud.words import MultiwordTokens, split_words
 
 
 def test_the_reader_gives_runs_of_gold_sentences(tmp_path):
@@ -216,8 +216,8 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean():
     own annotation, word for word (the mean of equal log-probabilities); two
     seeds give one tree per sentence, and tags, chosen by their mean; members
     of other labels are one line (E136)."""
-    from spacy_planar.ensemble import Ensemble
     from spacy_planar.errors import UserError
+    from spacy_planar.parser.ensemble import Ensemble
 
     docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 30)
     one, two = _ud_pipeline(0, docs), _ud_pipeline(1, docs)

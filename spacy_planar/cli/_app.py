@@ -1,18 +1,20 @@
 """The ``spacy-planar`` apps, shared by the command modules (as spaCy's
-``cli/_util.py``): each command module imports them from here, and
-``cli/__init__.py`` imports every command module."""
+``cli/_util.py``): the user's commands (``app``, whose modules
+``cli/__init__.py`` imports) and the laboratory's (``lab_app``, ``spacy-planar
+lab ...``, whose modules are in ``spacy_planar/lab/``); a user error is one line
+and exit 1, once, for every command (``OneLineErrors``)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import typer
+from typer.core import TyperGroup
 from wasabi import Printer
 
-from ..conllu_io import SkipReport, check_input, read_conllu
-
-from .. import __version__
-from ..errors import Errors, UserError
+from spacy_planar import __version__
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import SkipReport, check_input, read_conllu
 
 # what a command reports as one line and exit 1: bad input (file, line,
 # reason: ConlluError is a UserError), a file that is missing, unreadable or
@@ -21,8 +23,28 @@ from ..errors import Errors, UserError
 USER_ERRORS = (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 msg = Printer()
-app = typer.Typer(name="spacy-planar", add_completion=False, no_args_is_help=True,
-                  help="Non-projective transition-based dependency parsing for spaCy.")
+
+
+class OneLineErrors(TyperGroup):
+    """A group whose commands' user errors (``USER_ERRORS``) are one line
+    and exit 1 (``fail``), whichever command raised them; any other
+    exception passes on as an internal error."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except USER_ERRORS as e:
+            fail(str(e))
+
+
+app = typer.Typer(name="spacy-planar", cls=OneLineErrors, add_completion=False, no_args_is_help=True,
+                  rich_markup_mode=None, help="Non-projective transition-based dependency parsing for spaCy.")
+lab_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None,
+                      help="The laboratory: diagnostics, benchmarks and the anchors behind docs/results.md.")
+app.add_typer(lab_app, name="lab")
+bench_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None,
+                        help="Benchmarks: throughput in words per second.")
+lab_app.add_typer(bench_app, name="bench")
 
 
 def read_config(path: Path):
@@ -54,8 +76,6 @@ def _version(value: bool) -> None:
 def _main(version: bool = flag(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit")) -> None:
     """Non-projective transition-based dependency parsing for spaCy."""
-bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: throughput in words per second.")
-app.add_typer(bench_app, name="bench")
 
 
 def fail(text: str) -> None:
@@ -112,7 +132,7 @@ def load_pipeline(source, beam: Optional[Dict] = None):
     import spacy
     from spacy.util import load_config
 
-    from ..pipelines import pipeline_path
+    from spacy_planar.io.pipelines import pipeline_path
 
     path = pipeline_path(source)
     if beam is None:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import typer
 
-from ..component.pipe import PlanarParser
-from ..conllu_io import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
-from ..corpus import given_sentences, input_docs
-from ..errors import Errors, UserError
-from ..kbest import KBEST_BEAM, uncalibrated
-from ._app import USER_ERRORS, app, fail, load_pipeline, msg
+from spacy_planar.cli._app import app, load_pipeline, msg
+from spacy_planar.corpus.files import given_sentences, input_docs
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
+from spacy_planar.parser.kbest import KBEST_BEAM, uncalibrated
+from spacy_planar.parser.pipe import PlanarParser
 
 
 @app.command()
@@ -33,17 +33,14 @@ def calibrate(
     otherwise. Reports the expected calibration error on dev before and
     after."""
 
-    from ..kbest import fit_calibration
+    from spacy_planar.parser.kbest import fit_calibration
 
-    try:
-        if beam < 2:
-            raise UserError(Errors.E109.format(kbest=beam, beam=beam))
-        sents = [s for s in read_conllu(dev) if s.heads is not None]
-        if not sents:
-            raise UserError(Errors.E042.format(path=dev, line=1, sent=1))
-        nlp = load_pipeline(model, {"beam_width": beam, "n_best": beam})
-    except USER_ERRORS as e:
-        fail(str(e))
+    if beam < 2:
+        raise UserError(Errors.E109.format(kbest=beam, beam=beam))
+    sents = [s for s in read_conllu(dev) if s.heads is not None]
+    if not sents:
+        raise UserError(Errors.E042.format(path=dev, line=1, sent=1))
+    nlp = load_pipeline(model, {"beam_width": beam, "n_best": beam})
     ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser) and pipe.cfg.get("n_best")]
     for name in ours:
         nlp.get_pipe(name).cfg["calibration"] = uncalibrated()

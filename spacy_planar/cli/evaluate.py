@@ -10,11 +10,12 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import typer
 
-from ..conllu_io import check_input, head_prob, read_conllu, read_utf8
-from ..errors import ConlluError, Errors, UserError
-from ..metrics import LENGTH_BINS, Scores, shown
-from ..official import conll18_scores, scored_metrics, system_columns, validate as official_validate
-from ._app import USER_ERRORS, app, fail, flag, msg
+from spacy_planar.cli._app import USER_ERRORS, app, fail, flag, msg
+from spacy_planar.errors import ConlluError, Errors, UserError
+from spacy_planar.eval.metrics import LENGTH_BINS, Scores, shown
+from spacy_planar.eval.official import conll18_scores, scored_metrics, system_columns
+from spacy_planar.eval.official import validate as official_validate
+from spacy_planar.io.conllu import check_input, head_prob, read_conllu, read_utf8
 
 
 def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
@@ -71,8 +72,8 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
     labels as the official LAS) and the calibration of ``HeadProb`` (ECE,
     10 bins; ``diagram``: the reliability diagram as SVG) and how it ranks
     the arcs (``kbest.ranking``)."""
-    from ..kbest import calibration, oracle_choice, ranking
-    from ..render import reliability_svg
+    from spacy_planar.io.render import reliability_svg
+    from spacy_planar.parser.kbest import calibration, oracle_choice, ranking
 
     out: Dict = {}
     gold_sents = list(read_conllu(gold))
@@ -105,7 +106,7 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
                               "accuracy": [None if a != a else a for a in cal.accuracy.tolist()],
                               **ranking(probs, correct)}
         if diagram is not None:
-            from ..conllu_io import atomic_output
+            from spacy_planar.io.conllu import atomic_output
 
             with atomic_output(diagram) as f:
                 f.write(reliability_svg(cal, title=best.stem if best.name != "best.conllu" else ""))
@@ -198,13 +199,10 @@ def evaluate(
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:
-        try:
-            check_input(system)
-            best, alternatives = split_kbest(system, Path(tmp))
-            scores, extra, words_differ = our_scores(gold, best, alternatives, Path(tmp), diagram)
-            columns = system_columns(gold, best)
-        except USER_ERRORS as e:
-            fail(str(e))
+        check_input(system)
+        best, alternatives = split_kbest(system, Path(tmp))
+        scores, extra, words_differ = our_scores(gold, best, alternatives, Path(tmp), diagram)
+        columns = system_columns(gold, best)
         official, several_roots = official_scores(gold, best, system, words_differ, as_json)
     if words_differ is not None and not as_json:
         msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
@@ -243,14 +241,11 @@ def validate(
 ) -> None:
     """Check a CoNLL-U file with the UD validator (UD's udtools), as UD's
     releases do: exit 0 if it passes at --level, 1 with its report if not."""
-    try:
-        if not 1 <= level <= 5:
-            raise UserError(Errors.E044.format(level=level))
-        check_input(path)
-        if not read_utf8(path).strip():  # not UTF-8: one line naming the line (the validator would crash)
-            raise ConlluError(path, 1, Errors.E015)
-    except USER_ERRORS as e:
-        fail(str(e))
+    if not 1 <= level <= 5:
+        raise UserError(Errors.E044.format(level=level))
+    check_input(path)
+    if not read_utf8(path).strip():  # not UTF-8: one line naming the line (the validator would crash)
+        raise ConlluError(path, 1, Errors.E015)
     passed, report = official_validate(path, level, lang)
     print(report)
     if not passed:

@@ -20,10 +20,10 @@ from typing import List, Optional
 import typer
 from thinc.api import Config
 
-from ..catalog import SPECS
-from ..conllu_io import atomic_output, check_input
-from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, flag, msg, read_config
+from spacy_planar.cli._app import app, flag, msg, read_config
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import atomic_output, check_input
+from spacy_planar.parser.catalog import SPECS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
 # our systems (a partial config each, named as the system: catalog.SPECS), then spaCy's parser as anchors
@@ -101,11 +101,11 @@ def _with_transformer(config: Config) -> None:
 def _spacys_own(config: Config) -> None:
     """spaCy's pipeline as ``spacy init config`` writes it, on the gold
     words: the tok2vec without base.partial.cfg's character CNN (the embedding
-    ``spacy-planar.CharEmbed.v2`` wraps) and as spaCy's ``Tok2Vec.v2``,
+    ``spacy-planar.CharEmbed.v3`` wraps) and as spaCy's ``Tok2Vec.v2``,
     spaCy's corpus reader with ``gold_preproc``, spaCy's matrix products
     (blis: no ``numpy_blas``)."""
     model = config["components"]["tok2vec"]["model"]
-    if model["embed"].get("@architectures") in ("spacy-planar.CharEmbed.v1", "spacy-planar.CharEmbed.v2"):
+    if model["embed"].get("@architectures") == "spacy-planar.CharEmbed.v3":
         model["embed"] = model["embed"]["embed"]
     model["@architectures"] = "spacy.Tok2Vec.v2"
     for split in ("train", "dev"):
@@ -218,11 +218,8 @@ def init_config(
     merged with one parser's partial config, every default written out;
     ``--tagging`` adds a morphologizer and a tagger for UD treebanks (words
     in; heads, labels, UPOS, FEATS and XPOS out)."""
-    try:
-        text = config_text(system, base, Variant(tagging=tagging, accurate=accurate, taggers_first=taggers_first,
-                                                 transformer=transformer), lang)
-    except USER_ERRORS as e:
-        fail(str(e))
+    text = config_text(system, base, Variant(tagging=tagging, accurate=accurate, taggers_first=taggers_first,
+                                             transformer=transformer), lang)
     with atomic_output(output_path) as f:
         f.write(text)
     msg.good(f"Wrote {output_path}")

@@ -12,9 +12,9 @@ from typing import Dict, List, Optional
 
 import typer
 
-from ..errors import Errors, UserError
-from ..pipelines import pipeline_path
-from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
+from spacy_planar.cli._app import app, flag, load_pipeline, msg
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.pipelines import pipeline_path
 
 # the CoNLL 2018 scores written to the package's meta (as spaCy's scores: fractions); the tag scores only
 # where the pipeline predicts the column (a spaCy annotation: the scorer's name)
@@ -35,8 +35,8 @@ def test_scores(model: str, test: Path) -> Dict[str, float]:
     """The pipeline's CoNLL 2018 scores on a gold-tokenised test file (its
     words parsed as ``parse`` parses them), as fractions."""
 
-    from ..corpus import parse_file
-    from ..official import conll18_scores
+    from spacy_planar.corpus.files import parse_file
+    from spacy_planar.eval.official import conll18_scores
 
     nlp = load_pipeline(model)
     probe = nlp("a b c")
@@ -80,6 +80,7 @@ def dependency_pins() -> List[str]:
     spaCy does not require itself (conllu, threadpoolctl, udtools): what a
     machine with spaCy needs besides the two wheels."""
     from importlib.metadata import requires, version
+
     from packaging.requirements import Requirement
 
     def names(dist: str) -> List[str]:
@@ -160,16 +161,13 @@ def package(
     --no-index --find-links OUTPUT_DIR/dist LANG_NAME`` installs it where
     spaCy is installed and this repository is not, and ``spacy.load("LANG_NAME")``
     loads it."""
-    try:
-        check_name(name, version)
-        meta = package_meta(model, name, version, test, license_, source, description)
-        root = source_root()
-        if planar_wheel is None and root is None:
-            raise UserError(Errors.E108)
-        if planar_wheel is not None and not planar_wheel.is_file():
-            raise FileNotFoundError(Errors.E031.format(path=planar_wheel))
-    except USER_ERRORS as e:
-        fail(str(e))
+    check_name(name, version)
+    meta = package_meta(model, name, version, test, license_, source, description)
+    root = source_root()
+    if planar_wheel is None and root is None:
+        raise UserError(Errors.E108)
+    if planar_wheel is not None and not planar_wheel.is_file():
+        raise FileNotFoundError(Errors.E031.format(path=planar_wheel))
     full_name = f"{meta['lang']}_{meta['name']}"
     created = not output_dir.exists()
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -212,10 +210,7 @@ def build_package(model: Path, output_dir: Path, meta: Dict, version: str, root:
                   else Path(shutil.copy(planar_wheel, Path(tmp) / "dist")))
         if dependencies:
             msg.info("Fetching the wheels of " + ", ".join(dependency_pins()))
-            try:
-                download_dependencies(Path(tmp) / "dist")
-            except USER_ERRORS as e:
-                fail(str(e))
+            download_dependencies(Path(tmp) / "dist")
         package_dir = output_dir / built.name
         if package_dir.exists():
             shutil.rmtree(package_dir)

@@ -8,14 +8,21 @@ from typing import List
 
 import typer
 
-from ..corpus import (CorpusReport, FileReport, ParseOptions, cluster_client, corpus_jobs, parse_corpus,
-                      parse_file)
-from ..defaults import BATCH_SIZE
-from ..errors import Errors, UserError
-from ..kbest import KBEST_BEAM
-from ..model.treebanks import set_treebank
-from ..pipelines import header_line, pipeline_id, pipeline_path
-from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
+from spacy_planar.cli._app import app, flag, load_pipeline, msg
+from spacy_planar.corpus.files import (
+    CorpusReport,
+    FileReport,
+    ParseOptions,
+    cluster_client,
+    corpus_jobs,
+    parse_corpus,
+    parse_file,
+)
+from spacy_planar.defaults import BATCH_SIZE
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.pipelines import header_line, pipeline_id, pipeline_path
+from spacy_planar.model.treebanks import set_treebank
+from spacy_planar.parser.kbest import KBEST_BEAM
 
 
 @app.command()
@@ -52,28 +59,25 @@ def parse(
     tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
 
-    try:
-        if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
-            raise UserError(Errors.E133.format(path=output_path))
-        if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
-            raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
-        settings = {"beam_width": beam, "n_best": max(kbest, 2)} if kbest > 1 or confidence else None
-        members = [load_pipeline(name, settings) for name in [model, *(ensemble or [])]]
-        if treebank:
-            for member in members:
-                set_treebank(member, treebank)
-        nlp = members[0]
-        if ensemble:
-            from ..ensemble import Ensemble
+    if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
+        raise UserError(Errors.E133.format(path=output_path))
+    if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
+        raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
+    settings = {"beam_width": beam, "n_best": max(kbest, 2)} if kbest > 1 or confidence else None
+    members = [load_pipeline(name, settings) for name in [model, *(ensemble or [])]]
+    if treebank:
+        for member in members:
+            set_treebank(member, treebank)
+    nlp = members[0]
+    if ensemble:
+        from spacy_planar.parser.ensemble import Ensemble
 
-            nlp = Ensemble(nlp, members[1:])
-        header = header_line(pipeline_id(pipeline_path(model)))
-        start = time.perf_counter()
-        report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
-                            confidence=confidence, keep_input_columns=keep_input_columns, header=header)
-        seconds = time.perf_counter() - start
-    except USER_ERRORS as e:
-        fail(str(e))
+        nlp = Ensemble(nlp, members[1:])
+    header = header_line(pipeline_id(pipeline_path(model)))
+    start = time.perf_counter()
+    report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
+                        confidence=confidence, keep_input_columns=keep_input_columns, header=header)
+    seconds = time.perf_counter() - start
     report_output(model, report, seconds, output_path, validate)
 
 
@@ -89,7 +93,7 @@ def report_output(model: str, report: FileReport, seconds: float, output_path: P
         msg.warn(f"{model} predicts no UPOS (no tagger or morphologizer), so the UPOS column is '_', which the UD "
                  "validator rejects (level 2); configs/ud.cfg trains a pipeline whose output is valid UD")
     if validate:
-        from ..official import validate as ud_validate
+        from spacy_planar.eval.official import validate as ud_validate
 
         passed, text = ud_validate(output_path, level=2)
         if not passed:
@@ -130,22 +134,19 @@ def parse_corpus_command(
     once. Each output's first line names the pipeline that wrote it; a rerun
     with another pipeline refuses to mix them (``--overwrite`` parses all
     again). Ctrl-C stops every mode with one line: how many files are done."""
-    try:
-        for option, value in (("--n-process", n_process), ("--batch-size", batch_size)):
-            if value < 1:
-                raise UserError(Errors.E104.format(option=option, value=value))
-        if local_workers < 0:
-            raise UserError(Errors.E104.format(option="--local-workers", value=local_workers))
-        if sum((n_process > 1, local_workers > 0, bool(scheduler))) > 1:
-            raise UserError(Errors.E103)
-        jobs = corpus_jobs(in_dir, out_dir)
-        model = str(pipeline_path(model).resolve())  # a folder: the workers' processes may start elsewhere
-        options = ParseOptions(sentencizer, batch_size, header_line(pipeline_id(model)), skip_invalid)
-        report = CorpusReport()
-        with quiet_interrupt(report, out_dir), cluster_client(scheduler, local_workers) as client:
-            parse_corpus(model, jobs, options, n_process=n_process, client=client, overwrite=overwrite, report=report)
-    except USER_ERRORS as e:
-        fail(str(e))
+    for option, value in (("--n-process", n_process), ("--batch-size", batch_size)):
+        if value < 1:
+            raise UserError(Errors.E104.format(option=option, value=value))
+    if local_workers < 0:
+        raise UserError(Errors.E104.format(option="--local-workers", value=local_workers))
+    if sum((n_process > 1, local_workers > 0, bool(scheduler))) > 1:
+        raise UserError(Errors.E103)
+    jobs = corpus_jobs(in_dir, out_dir)
+    model = str(pipeline_path(model).resolve())  # a folder: the workers' processes may start elsewhere
+    options = ParseOptions(sentencizer, batch_size, header_line(pipeline_id(model)), skip_invalid)
+    report = CorpusReport()
+    with quiet_interrupt(report, out_dir), cluster_client(scheduler, local_workers) as client:
+        parse_corpus(model, jobs, options, n_process=n_process, client=client, overwrite=overwrite, report=report)
     report_corpus(model, report, out_dir)
 
 

@@ -1,4 +1,4 @@
-"""``render``: a tree drawn with its planes (``spacy_planar.render``)."""
+"""``render``: a tree drawn with its planes (``spacy_planar.io.render``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,13 +6,20 @@ from typing import List, Optional
 
 import typer
 
-from ..conllu_io import (HEAD_PROBS_KEY, atomic_output, check_input, file_kind, head_prob, read_conllu,
-                         sentences_to_doc)
-from ..errors import Errors, UserError
-from ..kbest import KBEST_BEAM
-from ..pipelines import pipeline_path
-from ..render import html_page, sentence_svgs, stacked_svg
-from ._app import USER_ERRORS, app, fail, flag, load_pipeline, msg
+from spacy_planar.cli._app import app, fail, flag, load_pipeline, msg
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import (
+    HEAD_PROBS_KEY,
+    atomic_output,
+    check_input,
+    file_kind,
+    head_prob,
+    read_conllu,
+    sentences_to_doc,
+)
+from spacy_planar.io.pipelines import pipeline_path
+from spacy_planar.io.render import html_page, sentence_svgs, stacked_svg
+from spacy_planar.parser.kbest import KBEST_BEAM
 
 
 def head_probs(misc: List[str]) -> Optional[List[Optional[float]]]:
@@ -78,11 +85,8 @@ def render_cmd(
     label."""
     if output_path.suffix not in (".svg", ".html"):
         fail(Errors.E083.format(path=output_path))
-    try:
-        docs = parsed_docs(source, text, sentence, confidence)
-        pictures = [svg for doc in docs for svg in sentence_svgs(doc)]
-        with atomic_output(output_path) as f:
-            f.write(html_page(pictures) if output_path.suffix == ".html" else stacked_svg(pictures) + "\n")
-    except USER_ERRORS as e:
-        fail(str(e))
+    docs = parsed_docs(source, text, sentence, confidence)
+    pictures = [svg for doc in docs for svg in sentence_svgs(doc)]
+    with atomic_output(output_path) as f:
+        f.write(html_page(pictures) if output_path.suffix == ".html" else stacked_svg(pictures) + "\n")
     msg.good(f"Wrote {output_path}")

@@ -9,8 +9,9 @@ from typing import Dict, List, Optional
 import typer
 from thinc.api import Config
 
-from ..errors import Errors, UserError
-from ._app import USER_ERRORS, app, fail, msg, read_config
+from spacy_planar.cli._app import app, msg, read_config
+from spacy_planar.io.conllu import check_input
+from spacy_planar.errors import Errors, UserError
 
 TRAIN_SECONDS = "train_seconds.json"
 
@@ -20,30 +21,32 @@ def train(
     ctx: typer.Context,
     config_path: Path = typer.Argument(..., help="A training config"),
     output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
+    teachers: List[Path] = typer.Option([], "--teacher", "-t", help="Distil: a pipeline of this config trained on "
+                                        "this treebank (another seed); repeat for each of the ensemble's"),
+    teacher_weight: float = typer.Option(1.0, "--teacher-weight", help="With --teacher: the ensemble's share of the "
+                                         "parser's target, the rest the oracle's"),
     gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
 ) -> None:
     """Run spacy train (in stages where the config asks), timed.
 
     ``spacy train`` as it is, also writing the wall time of the training
-    to OUTPUT/train_seconds.json (for ``compare``). Extra options are config
-    overrides, as for spacy train (--paths.train ...). A config that
-    freezes components it builds from a factory (``init-config --tagging
-    --taggers-first``) is trained in two stages: those components first,
-    into OUTPUT/first_stage, then the rest on their output, into OUTPUT.
-    Several treebanks: --paths.train TARGET --paths.train OTHER ... (the
-    first the target, the others its paths.treebanks)."""
+    to OUTPUT/train_seconds.json. Extra options are config overrides, as
+    for spacy train (--paths.train ...). Several treebanks: --paths.train
+    TARGET --paths.train OTHER ... (the first the target, the others its
+    paths.treebanks). With --teacher, the parser learns the moves of the
+    ensemble of the teachers (``parse --ensemble``'s) at one pipeline's
+    cost. A config that freezes components it builds from a factory
+    (``init-config --tagging --taggers-first``) is trained in two stages."""
     from spacy.cli._util import parse_config_overrides, setup_gpu
 
     overrides = parse_config_overrides(several_treebanks(ctx.args))
-    try:
-        config = read_config(config_path)
-        paths = raw_text_paths(config, overrides)
-        check_vectors(paths["vectors"])
-        check_charlm(paths["charlm"])
-        overrides.update(language_of(config, overrides, paths["vectors"]))
-        check_corpora(config, overrides)
-    except USER_ERRORS as e:
-        fail(str(e))
+    config = read_config(config_path)
+    vectors = setting(config, overrides, "paths", "vectors")
+    check_vectors(vectors)
+    overrides.update(language_of(config, overrides, vectors))
+    check_corpora(config, overrides)
+    if teachers:
+        config_path = with_teachers(config, teachers, teacher_weight, output_path)
     setup_gpu(gpu_id)
     start = time.perf_counter()
     train_stages(config_path, Path(output_path), overrides, gpu_id)
@@ -51,45 +54,19 @@ def train(
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def distill(
-    ctx: typer.Context,
-    teachers: List[Path] = typer.Option(..., "--teacher", "-t", help="A trained pipeline; repeat for each of the "
-                                        "ensemble's (one config on one treebank, other seeds)"),
-    output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
-    weight: float = typer.Option(1.0, "--teacher-weight", help="The teachers' share of the parser's target (the "
-                                 "rest: the oracle's)"),
-    gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
-) -> None:
-    """Train one pipeline that parses as an ensemble of pipelines does.
-
-    The ensemble that ``parse --ensemble`` runs, distilled into one
-    pipeline of the teachers' config at one pipeline's cost: trained as the
-    teachers were (their config, the same treebank; extra options are
-    config overrides, as for train), its parser learning in every state the
-    ensemble's distribution over the moves (the mean of the teachers'
-    log-probabilities), mixed with the oracle's by --teacher-weight."""
-    from spacy.cli._util import parse_config_overrides, setup_gpu
-
-    overrides = parse_config_overrides(several_treebanks(ctx.args))
-    try:
-        config = read_config(teachers[0] / "config.cfg")
-        parser = next((name for name, c in config["components"].items() if c.get("factory") == "planar_parser"),
-                      None)
-        if parser is None:
-            raise UserError(Errors.E138.format(path=teachers[0], reason="it has no planar_parser"))
-        check_corpora(config, overrides)
-    except USER_ERRORS as e:
-        fail(str(e))
+def with_teachers(config: Config, teachers: List[Path], weight: float, output_path: Path) -> Path:
+    """The config with its parser's teachers (``[initialize.components.NAME]``),
+    written to OUTPUT/teachers.cfg: the path to train."""
+    parser = next((name for name, c in config["components"].items() if c.get("factory") == "planar_parser"), None)
+    if parser is None:
+        raise UserError(Errors.E138.format(path=teachers[0], reason="the config has no planar_parser"))
+    for teacher in teachers:
+        check_input(Path(teacher) / "config.cfg")
     config["initialize"].setdefault("components", {})[parser] = {
         "teachers": [str(Path(t).resolve()) for t in teachers], "teacher_weight": weight}
     output_path.mkdir(parents=True, exist_ok=True)
-    config.to_disk(output_path / "distill.cfg", interpolate=False)
-    setup_gpu(gpu_id)
-    start = time.perf_counter()
-    train_stages(output_path / "distill.cfg", output_path, overrides, gpu_id)
-    seconds = time.perf_counter() - start
-    (output_path / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+    config.to_disk(output_path / "teachers.cfg", interpolate=False)
+    return output_path / "teachers.cfg"
 
 
 def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1) -> None:
@@ -100,7 +77,7 @@ def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: 
     from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
-    from ..stages import first_stage, second_stage
+    from spacy_planar.ud.stages import first_stage, second_stage
 
     config = load_config(config_path, overrides=overrides, interpolate=False)
     first = first_stage(config)
@@ -158,17 +135,12 @@ def check_corpora(config: Config, overrides: Dict) -> None:
                 raise FileNotFoundError(Errors.E031.format(path=path))
 
 
-def raw_text_paths(config: Config, overrides: Dict) -> Dict[str, Optional[str]]:
-    """The config's ``paths.vectors`` and ``paths.charlm`` (an override first)."""
-    return {name: setting(config, overrides, "paths", name) for name in ("vectors", "charlm")}
-
-
 def check_vectors(path: Optional[str]) -> None:
     """A one-line error (E111) unless the vectors the config is trained with
     (``paths.vectors``) are a pipeline holding vectors."""
     from spacy.vocab import Vocab
 
-    from ..model.static_vectors import has_vectors
+    from spacy_planar.model.static_vectors import has_vectors
 
     if not path:
         return
@@ -200,13 +172,3 @@ def language_of(config: Config, overrides: Dict, vectors: Optional[str]) -> Dict
         raise UserError(Errors.E131.format(path=vectors, vectors=theirs, pipeline=ours))
     msg.info(f"nlp.lang = {theirs}: the language of the vectors at {vectors} (--nlp.lang sets another)")
     return {"nlp.lang": theirs}
-
-
-def check_charlm(path: Optional[str]) -> None:
-    """A one-line error (E130) unless the character language model the
-    config is trained with (``paths.charlm``) is one ``spacy-planar charlm``
-    wrote: checked before training starts, not when the layer is initialized."""
-    from ..model.charlm import model_file
-
-    if path:
-        model_file(Path(path))

@@ -5,7 +5,7 @@ rich morphology) is trained on a corpus as a user has it (``raw_text.Corpus``:
 plain or compressed text, CoNLL-U, folders of them; NFC, the pipeline's
 tokenizer, held-out text left out), then converted as ``spacy init vectors
 --mode floret`` does. Every shipped config reads them with ``--paths.vectors
-DIR`` (``spacy-planar.CharEmbed.v2``). Nothing is downloaded: the text is
+DIR`` (``spacy-planar.CharEmbed.v3``). Nothing is downloaded: the text is
 the user's.
 
 The defaults are the settings the first measurement used (issue 48), on
@@ -19,13 +19,13 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 import typer
 
-from ..errors import Errors, UserError
-from ..raw_text import Corpus
-from ._app import USER_ERRORS, app, fail, flag, msg
+from spacy_planar.cli._app import app, fail, flag, msg
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.raw_text import Corpus
 
 DEFAULTS = {"model": "cbow", "dim": 100, "epochs": 5, "bucket": 200000, "min_count": 3, "minn": 3, "maxn": 5}
 
@@ -56,17 +56,6 @@ def estimated_minutes(words: int, epochs: int, threads: int) -> int:
     return max(1, round(words * epochs / WORDS_PER_CPU_MINUTE / max(threads, 1)))
 
 
-def write_jsonl(text: Path, out: Path) -> None:
-    """The lines of ``text`` as spaCy's JsonlCorpus reads them ({"text": line}), atomically at ``out``."""
-    import srsly
-
-    from ..conllu_io import atomic_output
-
-    with text.open(encoding="utf-8") as lines, atomic_output(out) as f:
-        for line in lines:
-            f.write(srsly.json_dumps({"text": line.rstrip("\n")}) + "\n")
-
-
 def _check_sizes(**values: int) -> None:
     for option, value in values.items():
         least = 0 if option == "min-count" else 1
@@ -79,7 +68,7 @@ def read_corpus(sources: List[Path], lang: str, exclude: List[Path], out: Path) 
     line on a terminal); returns the corpus with its counts."""
     import spacy
 
-    from ..progress import progress_bar
+    from spacy_planar.io.progress import progress_bar
 
     with progress_bar(desc="Reading the text") as bar:
         corpus = Corpus(sources, spacy.blank(lang).tokenizer, exclude, progress=bar.update)
@@ -110,9 +99,6 @@ def vectors(
                                 help="floret's threads (default: every core; 1 gives the same vectors on every run)"),
     overwrite: bool = flag(False, "--overwrite", help="Replace OUTPUT_DIR if it exists (once the new "
                                    "vectors are written)"),
-    text_out: Optional[Path] = typer.Option(None, "--text-out", help="Also write the text as read (NFC, tokenized, "
-                                            "held-out lines left out) here as JSONL: `spacy pretrain`'s "
-                                            "--paths.raw_text"),
 ) -> None:
     """Train floret vectors on a language's own text and store them for spaCy.
 
@@ -128,22 +114,19 @@ def vectors(
         fail(Errors.E033.format(path=output_dir))
     with tempfile.TemporaryDirectory() as tmp:
         text = Path(tmp) / "text.txt"
-        try:
-            _check_sizes(dim=dim, epochs=epochs, minn=minn, maxn=maxn, bucket=bucket, threads=threads,
-                         **{"min-count": min_count})
-            corpus = read_corpus(sources, lang, exclude, text)
-            if corpus.words == 0:
-                raise UserError(Errors.E034.format(sources=", ".join(map(str, sources))))
-            msg.info(f"{corpus.words:,} words in {corpus.lines:,} lines from {len(corpus.files)} file(s)"
-                     + (f"; {corpus.excluded_lines:,} lines ({corpus.excluded_words:,} words) left out as held-out "
-                        "text" if exclude else ""))
-            msg.info(f"Training floret ({model}, {epochs} epochs, {threads} thread(s)): about "
-                     f"{estimated_minutes(corpus.words, epochs, threads)} minutes "
-                     f"({WORDS_PER_CPU_MINUTE:,} words an epoch per CPU-minute here)")
-            train_floret(text, Path(tmp) / "vectors.floret", model, dim, epochs, minn, maxn, bucket, min_count,
-                         threads, verbose=2 if sys.stderr.isatty() else 0)
-        except USER_ERRORS as e:
-            fail(str(e))
+        _check_sizes(dim=dim, epochs=epochs, minn=minn, maxn=maxn, bucket=bucket, threads=threads,
+                     **{"min-count": min_count})
+        corpus = read_corpus(sources, lang, exclude, text)
+        if corpus.words == 0:
+            raise UserError(Errors.E034.format(sources=", ".join(map(str, sources))))
+        msg.info(f"{corpus.words:,} words in {corpus.lines:,} lines from {len(corpus.files)} file(s)"
+                 + (f"; {corpus.excluded_lines:,} lines ({corpus.excluded_words:,} words) left out as held-out "
+                    "text" if exclude else ""))
+        msg.info(f"Training floret ({model}, {epochs} epochs, {threads} thread(s)): about "
+                 f"{estimated_minutes(corpus.words, epochs, threads)} minutes "
+                 f"({WORDS_PER_CPU_MINUTE:,} words an epoch per CPU-minute here)")
+        train_floret(text, Path(tmp) / "vectors.floret", model, dim, epochs, minn, maxn, bucket, min_count,
+                     threads, verbose=2 if sys.stderr.isatty() else 0)
         import spacy
 
         nlp = spacy.blank(lang)
@@ -155,8 +138,6 @@ def vectors(
             "floret": {"model": model, "dim": dim, "epochs": epochs, "minn": minn, "maxn": maxn, "bucket": bucket,
                        "min_count": min_count, "hash_count": 2}}
         nlp.to_disk(Path(tmp) / "pipeline")
-        if text_out is not None:
-            write_jsonl(text, text_out)
         if output_dir.exists():
             shutil.rmtree(output_dir) if output_dir.is_dir() else output_dir.unlink()
         shutil.move(str(Path(tmp) / "pipeline"), str(output_dir))

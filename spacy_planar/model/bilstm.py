@@ -22,15 +22,24 @@ from __future__ import annotations
 
 from typing import Callable, List, Tuple
 
+import numpy
 from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 from spacy.util import registry
-import numpy
-from thinc.api import (LayerNorm, Model, NumpyOps, chain, concatenate, get_array_module, glorot_uniform_init, residual,
-                       with_array)
+from thinc.api import (
+    LayerNorm,
+    Model,
+    NumpyOps,
+    chain,
+    concatenate,
+    get_array_module,
+    glorot_uniform_init,
+    residual,
+    with_array,
+)
 from thinc.types import Floats2d, Ints1d
 
-from ..errors import Errors, UserError
-from . import _lstm
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.model import _lstm
 
 
 @registry.architectures("spacy-planar.BiLSTMEncoder.v1")

@@ -1,4 +1,4 @@
-"""``spacy-planar.CharEmbed.v2``: a word's characters, read by a small CNN (and static vectors).
+"""``spacy-planar.CharEmbed.v3``: a word's characters, read by a small CNN (and static vectors).
 
 For inflected languages with many unseen word forms, as UDPipe 2 and Stanza
 read each word's characters: every character of the word (its first
@@ -21,22 +21,19 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, Ops, chain, concatenate, expand_window, reduce_max, with_array
 from thinc.types import Floats2d, Ragged
 
-from .charlm import build_charlm_features
-from .static_vectors import build_static_vectors
-from .treebanks import build_treebank_embed
-from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
-
+from spacy_planar.model.per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
+from spacy_planar.model.static_vectors import build_static_vectors
+from spacy_planar.model.treebanks import build_treebank_embed
 
 # the character CNN's sizes (base.partial.cfg takes them from here): Santos & Zadrozny's, measured on cu_proiel and
 # got_proiel (docs/decisions.md)
 CHAR_WIDTH, CNN_WIDTH, MAX_CHARS, CHAR_ROWS = 32, 64, 20, 2000
 
 
-@registry.architectures("spacy-planar.CharEmbed.v2")
+@registry.architectures("spacy-planar.CharEmbed.v3")
 def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
                      cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
-                     word_dropout: float = 0.0,
-                     static_vectors: Optional[str] = None, charlm: Optional[str] = None,
+                     word_dropout: float = 0.0, static_vectors: Optional[str] = None,
                      treebank_width: int = 0) -> Model[List[Doc], List[Floats2d]]:
     """``embed``'s vectors concatenated with each word's character CNN
     vector (``char_width``-wide character embeddings of ``rows`` hashed
@@ -45,10 +42,7 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     ``static_vectors`` is set (the shipped configs: ``${paths.vectors}``,
     so that ``--paths.vectors DIR`` alone turns them on), the pipeline's
     static vectors projected to ``width`` (``static_vectors.py``: looked up
-    by NFC form), and where ``charlm`` is set (``${paths.charlm}``) a
-    character language model's states at the word's ends projected to
-    ``width`` (``charlm.py``), mixed to ``width`` by a layer-normalised
-    maxout.
+    by NFC form), mixed to ``width`` by a layer-normalised maxout.
     ``word_dropout``: while training, the share of words whose ``embed``
     vector is zeroed, so that the characters (and vectors) learn to stand
     for a word the table has not seen (UDPipe 2's word dropout).
@@ -64,20 +58,23 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     inputs = [embed, chars]
     if static_vectors:
         inputs.append(build_static_vectors(width, str(static_vectors)))
-    if charlm:
-        inputs.append(build_charlm_features(width, str(charlm)))
     if treebank_width:
         inputs.append(build_treebank_embed(treebank_width))
     return chain(concatenate(*inputs), mix)
 
 
-@registry.architectures("spacy-planar.CharEmbed.v1")
-def build_char_embed_v1(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
+@registry.architectures("spacy-planar.CharEmbed.v2")
+def build_char_embed_v2(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
                         cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
-                        word_dropout: float = 0.0,
-                        ) -> Model[List[Doc], List[Floats2d]]:
-    """``CharEmbed.v2`` without static vectors (pipelines saved before v2 load with it)."""
-    return build_char_embed(embed, width, char_width, cnn_width, max_chars, rows, word_dropout)
+                        word_dropout: float = 0.0, static_vectors: Optional[str] = None, charlm: None = None,
+                        treebank_width: int = 0) -> Model[List[Doc], List[Floats2d]]:
+    """``CharEmbed.v3`` as pipelines saved by spacy-planar 0.1 name it: their
+    configs hold ``charlm = null`` (the character language model, removed in
+    0.2)."""
+    if charlm is not None:
+        raise ValueError("spacy-planar.CharEmbed.v2: the character language model (charlm) was removed in 0.2")
+    return build_char_embed(embed, width, char_width, cnn_width, max_chars, rows, word_dropout, static_vectors,
+                            treebank_width)
 
 
 def drop_words(layer: Model[List[Doc], List[Floats2d]], rate: float) -> Model[List[Doc], List[Floats2d]]:

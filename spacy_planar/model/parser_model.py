@@ -16,13 +16,12 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Tuple
 
 import numpy
-
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, glorot_uniform_init, zero_init
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from . import _hidden
+from spacy_planar.model import _hidden
 
 
 @registry.architectures("spacy-planar.PlanarParserModel.v1")
@@ -238,10 +237,11 @@ class StateScorer:
         if self.model.ops.xp is not numpy:  # GPU: the training forward without dropout
             return states_forward(self.model, self.table, ids, lab_ids, is_train=False,
                                   arc_tables=self.arc_tables, arcs=arcs)[0]
-        # CPU: gather, sum and maxout in one C loop
+        # CPU: gather, sum and maxout in one C loop (which reads 64-bit ids: the static oracle caches 32-bit ones)
         n_rows, nF, width = self.table.shape
-        hidden = _hidden.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b, ids, self.E,
-                                lab_ids, self.nP)
+        hidden = _hidden.hidden(self.table.reshape((n_rows * nF, width)), nF, self.b,
+                                numpy.ascontiguousarray(ids, dtype=numpy.int64), self.E,
+                                numpy.ascontiguousarray(lab_ids, dtype=numpy.int64), self.nP)
         scores = hidden @ self.W_T  # numpy's matmul, as in lower_forward
         scores += self.b_out
         if arcs is not None:  # PRED(k): the arc scores in one C loop (``pred_scores`` states them)

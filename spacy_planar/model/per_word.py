@@ -1,5 +1,5 @@
 """What the word encoders that read a variable number of keys per word
-share (``CharEmbed.v2``: a word's characters; ``WithMorphology.v1``: its
+share (``CharEmbed.v3``: a word's characters; ``WithMorphology.v1``: its
 UPOS, XPOS and FEATS pairs): the keys of a word form built once and cached
 (``cached_rows``), and a layer over the batch's words at once whose output
 is split back per Doc (``per_word_layer``). The caches live in the layer's

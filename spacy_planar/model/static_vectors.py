@@ -1,5 +1,5 @@
 """A pipeline's static vectors (``[initialize] vectors``, floret or a table)
-as one input of ``spacy-planar.CharEmbed.v2``, learned from raw text
+as one input of ``spacy-planar.CharEmbed.v3``, learned from raw text
 (``spacy-planar vectors``).
 
 As spaCy's ``StaticVectors``, each word's vector goes through a learned
@@ -22,9 +22,9 @@ from thinc.api import Model, glorot_uniform_init
 from thinc.types import Floats2d
 from thinc.util import to_numpy
 
-from ..errors import Errors, UserError
-from ..raw_text import nfc
-from .per_word import doc_arrays
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.raw_text import nfc
+from spacy_planar.model.per_word import doc_arrays
 
 CACHE_LIMIT = 200_000
 

@@ -25,8 +25,8 @@ from spacy.tokens import Doc
 from thinc.api import Model, uniform_init
 from thinc.types import Floats2d
 
-from ..conllu_io import TREEBANK_KEY, TREEBANKS_KEY
-from ..errors import Errors, UserError
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import TREEBANK_KEY, TREEBANKS_KEY
 
 LAYER_NAME = "treebank_embed"
 

@@ -16,7 +16,7 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Model, Ops, chain, concatenate, list2ragged, ragged2list, with_array
 from thinc.types import Floats2d, Ragged
 
-from .per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
+from spacy_planar.model.per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
 
 
 @registry.architectures("spacy-planar.WithTags.v1")

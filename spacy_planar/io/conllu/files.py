@@ -1,0 +1,86 @@
+"""Whole files: CoNLL-U <-> DocBin, and the round trip's differences (``convert``)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional, Tuple, Union
+
+from spacy_planar.io.conllu.docs import TREEBANK_KEY, conllu_to_docs, sentences_to_doc, treebank_name
+from spacy_planar.io.conllu.reading import ID_WORD, SkipReport, check_input, read_conllu
+from spacy_planar.io.conllu.writing import atomic_output, doc_to_conllu, write_conllu
+
+
+def conllu_to_docbin(in_path, out_path, lang: str = "xx", n_sents: int = 1, skip_invalid: bool = False,
+                     report: Optional[SkipReport] = None, treebank: Optional[str] = None) -> Tuple[int, int]:
+    """Convert a CoNLL-U file to a ``.spacy`` DocBin, each Doc marked with
+    its treebank (``treebank``, else ``treebank_name(in_path)``); returns
+    (docs, words)."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    vocab = spacy.blank(lang).vocab
+    db = DocBin(store_user_data=True)
+    words = 0
+    name = treebank or treebank_name(in_path)
+    for doc in conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report):
+        doc.user_data[TREEBANK_KEY] = name
+        db.add(doc)
+        words += len(doc)
+    with atomic_output(out_path, "wb") as f:
+        f.write(db.to_bytes())
+    return len(db), words
+
+
+def read_docbin(path: Union[str, Path], lang: str = "xx") -> List:
+    import spacy
+    from spacy.tokens import DocBin
+
+    check_input(path)
+    vocab = spacy.blank(lang).vocab
+    return list(DocBin(store_user_data=True).from_disk(path).get_docs(vocab))
+
+
+def docbin_to_conllu(in_path, out_path, lang: str = "xx") -> Tuple[int, int]:
+    docs = read_docbin(in_path, lang)
+    write_conllu(docs, out_path)
+    return len(docs), sum(len(d) for d in docs)
+
+
+def _comparable(line: str) -> str:
+    """What the round trip must keep of a line: all of comments and range
+    lines; of word lines ID..DEPREL and the SpaceAfter part of MISC."""
+    if line.startswith("#"):
+        return line
+    cols = line.split("\t")
+    if len(cols) != 10 or not ID_WORD.match(cols[0]):
+        return line
+    space = "SpaceAfter=No" if "SpaceAfter=No" in cols[9].split("|") else ""
+    return "\t".join(cols[:8] + [space])
+
+
+def roundtrip_diffs(path: Union[str, Path], lang: str = "xx", limit: int = 20,
+                    every: int = 1) -> Tuple[int, List[Tuple[int, str, str]]]:
+    """Convert a CoNLL-U file to Docs, through DocBin bytes, and back; returns
+    (sentences checked, up to ``limit`` differing lines as (line, expected,
+    got)). ``every``: check every k-th sentence only (a sample)."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    vocab = spacy.blank(lang).vocab
+    sents = [s for i, s in enumerate(read_conllu(path)) if i % every == 0]
+    db = DocBin(store_user_data=True, docs=(sentences_to_doc(vocab, [s]) for s in sents))
+    docs = DocBin(store_user_data=True).from_bytes(db.to_bytes()).get_docs(vocab)
+    diffs: List[Tuple[int, str, str]] = []
+    with open(path, encoding="utf-8") as f:
+        original = f.read().split("\n")
+    for sent, doc in zip(sents, docs):
+        got = doc_to_conllu(doc).split("\n")[:-2]  # drop the closing blank line
+        first = sent.line - 1
+        want = original[first:first + len(got)]
+        for k, (a, b) in enumerate(zip(want, got)):
+            if _comparable(a.rstrip("\r")) != _comparable(b):
+                diffs.append((first + k + 1, a, b))
+        if len(want) < len(got) or (first + len(got) < len(original) and original[first + len(got)].strip()):
+            diffs.append((first + 1, "sentence of another length", ""))
+        if len(diffs) >= limit:
+            break
+    return len(sents), diffs[:limit]

@@ -1,0 +1,65 @@
+"""The one adapter between spaCy's ``Doc`` and head arrays.
+
+Trees in this package are (heads, labels) over the words 1..n of a sentence,
+HEAD 0 for a root (CoNLL-U's numbering); a Doc stores each token's head as
+an offset, a root being its own head. ``span_tree`` reads a stretch of a Doc
+as such a tree, ``set_trees`` writes trees back into Docs.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import numpy as np
+from spacy.attrs import DEP, HEAD
+
+from spacy_planar.defaults import ROOT_LABEL
+from spacy_planar.trees.algorithms import Tree
+
+OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
+
+
+def span_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
+    """(heads, labels) of the tokens ``start:end`` of a parsed Doc: heads
+    1-based within the span, 0 for a root, ``OUTSIDE`` for a head outside
+    the span."""
+    end = len(doc) if end is None else end
+    arcs = doc[start:end].to_array([HEAD, DEP])  # HEAD: the head's offset, as uint64
+    offset = arcs[:, 0].astype(np.int64)
+    word = np.arange(end - start)
+    head = word + offset  # 0-based within the span
+    heads = np.where(offset == 0, 0, np.where((head >= 0) & (head < end - start), head + 1, OUTSIDE))
+    strings = doc.vocab.strings
+    return heads.tolist(), [strings[d] for d in arcs[:, 1].tolist()]
+
+
+def ud_labels(heads: Sequence[int], labels: Sequence[str]) -> List[str]:
+    """Labels in UD terms: spaCy's own root label ``ROOT`` (its parser's,
+    whatever the data said) on a root word is UD's ``root``."""
+    return [ROOT_LABEL if h == 0 and label == "ROOT" else label for h, label in zip(heads, labels)]
+
+
+def ud_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
+    """``span_tree`` with the labels in UD terms (``ud_labels``): what a
+    parse of the span is in CoNLL-U."""
+    heads, labels = span_tree(doc, start, end)
+    return heads, ud_labels(heads, labels)
+
+
+def set_trees(docs: Sequence, heads: np.ndarray, labels: Sequence[str], lengths: Sequence[int]) -> None:
+    """Write trees into Docs: ``heads`` / ``labels`` concatenate one tree per
+    unit (1-based within its unit, 0 for a root), ``lengths`` the units'
+    sizes; the units tile the Docs in order."""
+    if not len(lengths):
+        return
+    bounds = np.cumsum([0] + list(lengths))
+    word = np.arange(len(heads)) - np.repeat(bounds[:-1], lengths)  # 0-based within its unit
+    arr = np.empty((len(heads), 2), dtype="uint64")
+    arr[:, 0] = np.where(heads == 0, 0, heads - 1 - word).astype("uint64")  # relative, two's complement
+    strings = docs[0].vocab.strings
+    label_hash = {label: strings.add(label) for label in set(labels)}
+    arr[:, 1] = [label_hash[label] for label in labels]
+    start = 0
+    for doc in docs:
+        if len(doc):
+            doc.from_array([HEAD, DEP], arr[start:start + len(doc)])
+            start += len(doc)

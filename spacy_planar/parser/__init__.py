@@ -1,0 +1,9 @@
+"""The parser: transition systems (``systems/``, one module per paper table) and their oracles
+(``oracles/``), described once each in ``catalog.py``; the one driver loop (``driver.py``) and the
+beam beside it (``beam.py``); k-best parses and their confidence (``kbest.py``); and the
+``planar_parser`` component (``factory.py``, ``pipe.py``; how it learns: ``training.py``; how it
+parses: ``parsing.py``). Importing it registers the factory."""
+from spacy_planar.parser.factory import DEFAULT_CONFIG, make_planar_parser
+from spacy_planar.parser.pipe import PlanarParser
+
+__all__ = ["DEFAULT_CONFIG", "PlanarParser", "make_planar_parser"]

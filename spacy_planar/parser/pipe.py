@@ -1,0 +1,377 @@
+"""The ``planar_parser`` pipeline component: a thin spaCy layer over the
+transition systems (``systems/``), their oracles (``oracles/``), the driver
+loop (``driver.py``) and the model (``model/``); how it learns is in
+``training.py``, its factory in ``factory.py``.
+
+Parsing (``parsing.py``): the Docs of a batch are cut into units (the
+sentences set by an earlier component, or else whole Docs), all units are
+parsed together on the batched core, each transition scoring every live
+state at once; the trees are decoded (arc-eager: ``deprojectivize``) and
+written to ``Token.head`` / ``Token.dep_``, which also sets the sentence
+boundaries (one per root).
+"""
+import warnings
+from collections import Counter
+from itertools import islice
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from thinc.api import Model, set_dropout_rate
+
+from spacy_planar import model as _model  # noqa: F401  (registers the architecture)
+from spacy_planar.defaults import ROOT_LABEL
+from spacy_planar.errors import Errors, UserError, unexpected
+from spacy_planar.io.doc_trees import set_trees
+from spacy_planar.parser.ensembles import Teachers
+from spacy_planar.parser.extensions import register as register_extensions
+from spacy_planar.parser.kbest import uncalibrated
+from spacy_planar.parser.parsing import output_trees, parse_docs, set_parses, units
+from spacy_planar.parser.systems import TransitionSystem, Tree
+from spacy_planar.parser.systems.registry import Configured
+from spacy_planar.parser.training import Span, Trainer, beam_loss, loss_towards
+from spacy_planar.trees.algorithms import first_sets
+from spacy_planar.trees.pseudoproj import undecorate
+from spacy_planar.trees.transforms import check_transforms, clean_label
+
+register_extensions()
+
+
+class PlanarParser(TrainablePipe):
+    """Non-projective transition-based dependency parser.
+
+    (Over 300 lines: spaCy's TrainablePipe protocol, each method a short
+    layer over driver.py, training.py and parsing.py, which do the work.)"""
+
+    def __init__(self, vocab, model: Model, name: str, *, transition_system: Configured, single_root: bool,
+                 root_label: Optional[str], extra_root_label: str, exploration: float,
+                 exploration_nonprojective: Optional[float], exploration_keep_order: bool, beam_width: int,
+                 beam_density: float, beam_merge: bool, beam_update: str, tree_transforms: Sequence[str],
+                 scorer: Optional[Callable], n_best: int):
+        """Built by the factory (``factory.py``), whose default config holds
+        every default; the options are documented there."""
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.make_system = transition_system
+        self.scorer = scorer
+        for option, value in (("exploration", exploration), ("exploration_nonprojective", exploration_nonprojective)):
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise UserError(Errors.E061.format(name=name, option=option, value=value))
+        if not transition_system.cls.dynamic_oracle and (exploration or exploration_nonprojective):
+            raise UserError(Errors.E064.format(name=name))
+        if beam_update not in ("local", "global"):
+            raise UserError(Errors.E065.format(name=name, value=beam_update))
+        if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
+            raise UserError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
+        if not 1 <= int(n_best) <= int(beam_width):
+            raise UserError(Errors.E066.format(name=name, n_best=n_best, width=beam_width))
+        self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
+                    "root_label": root_label or ROOT_LABEL, "single_root": single_root,
+                    "extra_root_label": extra_root_label, "exploration": exploration,
+                    "exploration_nonprojective": exploration_nonprojective,
+                    "exploration_keep_order": bool(exploration_keep_order),
+                    "beam_width": int(beam_width), "beam_density": float(beam_density),
+                    "beam_merge": bool(beam_merge), "beam_update": beam_update, "n_best": int(n_best),
+                    "calibration": uncalibrated(),
+                    "system": transition_system.to_dict()}
+        self._learn_root_label = root_label is None
+        self._system: Optional[TransitionSystem] = None
+        self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
+        # parsed sentences whose output was repaired, by reason (parsing.REPAIRS, parsing.FELL_OUT)
+        self.repaired: Counter = Counter()
+        self.teachers = None  # ensembles.Teachers, where initialize is given them
+
+    # --- the transition system and labels ---------------------------------------
+    @property
+    def system(self) -> TransitionSystem:
+        if self._system is None:
+            # with the templates the model was trained with, and top-down's FIRST sets
+            learned = {"features": self.cfg.get("features"), "label_features": self.cfg.get("label_features")}
+            if self.make_system.cls.reads_tags:
+                learned["first"] = self.cfg.get("first")
+            self._system = self.make_system(self.cfg["labels"], self.cfg["root_label"], **learned)
+        return self._system
+
+    def _reset(self) -> None:
+        """The labels or the root label changed: rebuild the system, forget the oracle cache."""
+        self._system = None
+        self.trainer.clear(self.cfg["root_label"])
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """The dependency labels, plain (pseudo-projective marks stay inside)."""
+        return tuple(sorted({clean_label(undecorate(l)) for l in self.cfg["labels"]} | {self.cfg["root_label"]}))
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    @property
+    def skipped(self):
+        """Training Examples left out, by reason."""
+        return self.trainer.skipped
+
+    def add_label(self, label: str) -> int:
+        if label in self.cfg["labels"]:
+            return 0
+        self.cfg["labels"] = sorted(set(self.cfg["labels"]) | {label})
+        self._reset()
+        return 1
+
+    def _resize(self) -> None:
+        system = self.system
+        self.model.get_ref("lower").set_dim("nF", len(system.features), force=True)
+        self.model.get_ref("labels").set_dim("nL", len(system.label_features), force=True)
+        self.model.get_ref("labels").set_dim("nV", len(system.labels) + 1, force=True)
+        upper = self.model.get_ref("upper")
+        n_scored = system.n_scored
+        if upper.has_param("W") and upper.get_dim("nO") != n_scored:
+            raise UserError(Errors.E060.format(name=self.name, n_model=upper.get_dim("nO"), n_system=n_scored))
+        if (system.actions.word_move is not None) != self.model.has_ref("arcs"):  # a word move's arc scores
+            raise UserError(Errors.E063.format(name=self.name, system=system.name))
+        self.model.set_dim("nO", n_scored, force=True)
+        upper.set_dim("nO", n_scored, force=True)
+        if self.model.has_ref("parts"):  # labels scored apart: the parts of each action
+            parts = self.model.get_ref("parts")
+            names, matrix = system.table.factors()
+            if parts.has_param("W") and parts.get_dim("nO") != len(names):
+                raise UserError(Errors.E060.format(name=self.name, n_model=parts.get_dim("nO"),
+                                                    n_system=len(names)))
+            parts.set_dim("nO", len(names), force=True)
+            parts.attrs["parts"] = matrix
+
+    # --- training ---------------------------------------------------------------------
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[Sequence[str]] = None, teachers: Sequence[str] = (),
+                   teacher_weight: float = 1.0) -> None:
+        """The labels, root label, feature templates and model from the
+        training data. ``teachers``: pipelines of this config trained on the
+        same treebank (other seeds) whose ensemble the parser learns from
+        (``distill.py``: their move distributions as soft targets, mixed with
+        the oracle's by ``teacher_weight``); set in ``[initialize.components.NAME]``."""
+        validate_get_examples(get_examples, "PlanarParser.initialize")
+        self.teachers = Teachers(teachers, self.name, teacher_weight) if teachers else None
+        roots: Counter = Counter()
+        for eg in get_examples():
+            for tok in eg.reference:
+                if eg.reference.has_annotation("DEP") and tok.head.i == tok.i:
+                    roots[tok.dep_] += 1
+        if roots and self._learn_root_label:
+            self.cfg["root_label"] = roots.most_common(1)[0][0]
+        self._reset()
+        probe = self.make_system([], self.cfg["root_label"])
+        found = set(labels or []) | set(self.teachers.labels if self.teachers else [])
+        # top-down's FIRST lookahead (Hayashi et al. 2012, section 5.4): from the trees the system
+        # derives and the reference UPOS, where every reference has POS
+        tagged: Optional[List] = [] if probe.reads_tags else None
+        for eg in get_examples():
+            if tagged is not None and not eg.reference.has_annotation("POS"):
+                tagged = None
+            for (start, end), tree in self.trainer.gold_trees(eg) or []:
+                heads, tree_labels = probe.prepare_tree(*tree)
+                found.update(tree_labels)
+                if tagged is not None and len(eg.predicted) == len(eg.reference):
+                    tagged.append((heads, [t.pos_ for t in eg.reference[start:end]]))
+        self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
+        if probe.reads_tags:
+            first = first_sets(tagged) if tagged else {}
+            self.cfg["first"] = {t: sorted(ts) for t, ts in first.items()} or None
+        self.cfg["features"] = list(probe.features)
+        self.cfg["label_features"] = list(probe.label_features)
+        self._reset()
+        self._resize()
+        sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        self.model.initialize(X=sample)
+        if self.teachers is not None:
+            self.teachers.check(self.cfg)
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One batched update. Units trained with probability 0 of exploring
+        (``exploration`` / ``exploration_nonprojective``) take the static
+        oracle's cached transitions and are trained towards its action; the
+        others are parsed with the current model (``exploration_run``) and
+        trained towards their states' targets. One tok2vec pass, with dropout
+        and gradient, serves both and the parse (a tok2vec listener only has
+        outputs in training mode).
+
+        With ``beam_update`` "global", every unit is also parsed with a beam
+        of ``beam_width`` beside its gold derivation (the static oracle's),
+        and the loss adds the beam's global loss with early update
+        (``driver.beam_train_run``) to the per-transition one (static or
+        exploring). (Over 60 lines as one piece: the one tok2vec pass and its
+        backward pass span the static, exploring and beam parts.)"""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "PlanarParser.update")
+        docs, starts, static, exploring = [], [], [], []
+        offset = 0
+        outside, extra_roots, skipped = self.trainer.outside, 0, Counter(self.trainer.skipped)
+        for eg in examples:
+            trees = self.trainer.gold_trees(eg)
+            if not trees:
+                continue
+            extra_roots += sum(self.system.extra_roots(tree[0]) for _, tree in trees)
+            chances = [self._exploration_of(tree[0]) for _, tree in trees]
+            static.append([u for u, p in zip(trees, chances) if p == 0.0])
+            exploring.append([(u, p) for u, p in zip(trees, chances) if p > 0.0])
+            docs.append(eg.predicted)
+            starts.append(offset)
+            offset += len(eg.predicted)
+        if self.trainer.outside > outside:
+            unexpected(Errors.E095.format(name=self.name, count=self.trainer.outside - outside))
+        left_out = self.trainer.skipped - skipped
+        if left_out:  # the data's (a sentence without a parse, other words), not the code's: a warning
+            warnings.warn(Errors.E099.format(name=self.name, count=sum(left_out.values()),
+                                             reasons=", ".join(f"{n} {why}" for why, n in sorted(left_out.items()))),
+                          UserWarning, stacklevel=2)
+        if extra_roots:
+            unexpected(Errors.E125.format(name=self.name, count=extra_roots, system=self.system.name))
+        if not docs:
+            return losses
+        set_dropout_rate(self.model, drop)
+        scorer, backprop = self.model.begin_update(docs)
+        score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731  (no gradient: the runs' choices)
+        steps = [self.trainer.static_steps(self.system, docs, static, starts)]
+        if any(exploring):
+            steps.append(self.trainer.exploring_steps(self.system, score, exploring, starts,
+                                                      self.cfg["exploration_keep_order"]))
+        steps = [part for part in steps if part is not None]
+        if not steps:
+            return losses
+        if len(steps) == 1:
+            ids, labs, targets, valid, more = steps[0]
+        else:  # static and exploring steps, each with the system's model inputs (``training_arrays``)
+            ids, labs, targets, valid, *more = (np.concatenate(part) for part in
+                                                [*list(zip(*steps))[:4], *zip(*(part[4] for part in steps))])
+        scores, bp_states = scorer.begin_update(ids, labs, *more)
+        if self.teachers is not None:
+            soft = self.teachers.targets(self.model.ops, docs, valid, ids, labs, *more)
+            d_scores, loss = self.teachers.loss(self.model.ops, scores, targets, valid, soft)
+        else:
+            d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
+        d_table = bp_states(d_scores)
+        if self.cfg.get("beam_update") == "global":
+            every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
+            run = self.trainer.beam_run(self.system, score, every, starts, self.cfg["beam_width"])
+            if len(run.mass):
+                b_scores, bp_beam = scorer.begin_update(*run.inputs)
+                d_table = _add_grads(d_table, bp_beam(beam_loss(self.model.ops, b_scores, run)))
+            loss += run.loss
+        backprop(d_table)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _exploration_of(self, heads: Sequence[int]) -> float:
+        """The probability of exploring when training on this gold tree."""
+        explore_np = self.cfg.get("exploration_nonprojective")
+        if explore_np is None or self.trainer.is_projective(heads):
+            return self.cfg["exploration"]
+        return explore_np
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError("PlanarParser computes its loss inside update()")
+
+    # --- parsing -----------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc], *, beam_width: Optional[int] = None,
+                observer: Optional[Callable] = None, scorer=None) -> List[List[Tuple[Span, Tree]]]:
+        """The tree of every unit of ``docs`` (``parsing.parse_docs``).
+        For diagnostics, this call only: ``beam_width`` in place of the
+        component's (``spacy-planar search-errors``); ``observer``, called
+        after each parse step as observer(system, states, the actions just
+        applied (-1: none), token offsets naming the units) (``spacy-planar
+        stacks``). ``scorer``: the moves' scores over the Docs' tokens in
+        place of the model's (``ensemble.EnsembleScorer``)."""
+        docs = list(docs)
+        found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        if not found:
+            return [[] for _ in docs]
+        cfg = self.cfg if beam_width is None else {**self.cfg, "beam_width": int(beam_width)}
+        scorer = self.model.predict(docs) if scorer is None else scorer
+        return parse_docs(self.system, scorer, self.model.ops, docs, found, cfg, observer, self.repaired)
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        """Heads and labels of every unit (``parsing.output_trees``: back to
+        UD, checked), written Doc by Doc; with ``n_best`` > 1, each unit's
+        k best parses and each word's arc probability (``extensions.py``)."""
+        docs = list(docs)
+        heads, labels, lengths, alternatives = output_trees(predictions, self.system, self.cfg, self.name,
+                                                            self.repaired)
+        if lengths:
+            set_trees(docs, heads, labels, lengths)
+        if self.cfg["n_best"] > 1 and self.cfg["beam_width"] > 1:
+            set_parses(docs, predictions, heads, labels, lengths, alternatives, self.cfg["n_best"],
+                       self.cfg["calibration"])
+
+    # --- serialization -------------------------------------------------------------
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        serialize = {
+            "cfg": lambda: srsly.json_dumps(self.cfg),
+            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
+            "model": lambda: self.model.to_bytes(),
+        }
+        return util.to_bytes(serialize, exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "model": lambda b: None,
+        }
+        msg = util.from_bytes(bytes_data, deserialize, exclude)
+        if "model" not in exclude and "model" in msg:
+            self._resize()
+            self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        serialize = {
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+            "model": lambda p: self.model.to_disk(p),
+        }
+        util.to_disk(path, serialize, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "model": lambda p: None,
+        }
+        util.from_disk(path, deserialize, exclude)
+        if "model" not in exclude:
+            self._resize()
+            with (util.ensure_path(path) / "model").open("rb") as f:
+                self.model.from_bytes(f.read())
+        return self
+
+    # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
+    # overrides them); the rest of cfg (labels, system) is what was learned
+    OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
+               "exploration_keep_order", "beam_width", "beam_density", "beam_merge", "beam_update", "n_best")
+
+    def _load_cfg(self, cfg: dict) -> None:
+        self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
+        self.trainer.transforms = list(self.cfg.get("tree_transforms") or [])  # as the model was trained
+        self._reset()
+
+
+def _add_grads(a, b):
+    """The sum of two gradients of the feature table (with the arc scorer:
+    pairs of the table's and a dict of the arc tables')."""
+    if not isinstance(a, tuple):
+        return a + b
+    (ta, da), (tb, db) = a, b
+    if da is None or db is None:
+        return ta + tb, da if db is None else db
+    return ta + tb, {k: da[k] + db[k] for k in da}
