@@ -7,7 +7,7 @@ imported when first used, so ``import spacy_planar`` stays light."""
 
 __version__ = "0.2.0"
 
-_PUBLIC = {"render": "spacy_planar.io.render", "treebanks": "spacy_planar.model.treebanks",
+_PUBLIC = {"render": "spacy_planar.eval.render", "treebanks": "spacy_planar.model.treebanks",
            "set_treebank": "spacy_planar.model.treebanks"}
 
 

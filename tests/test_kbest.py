@@ -18,16 +18,16 @@ from spacy_planar.__main__ import app
 from spacy_planar.errors import UserError
 from spacy_planar.eval.official import validate
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.io.render import reliability_svg
+from spacy_planar.eval.render import reliability_svg
 from spacy_planar.parser.kbest import (
     arc_confidence,
     arc_probabilities,
     at_temperature,
-    calibration,
     distinct_parses,
     fit_calibration,
     isotonic,
 )
+from spacy_planar.eval.metrics import calibration
 from spacy_planar.trees.algorithms import tree_error
 
 BEAM = {"beam_width": 8, "n_best": 4}

@@ -127,7 +127,8 @@ def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
     ``kbest.arc_confidence``) puts the right arcs of held-out sentences above
     the wrong ones, and better than the beam marginal alone, which gives the
     arcs its trees agree on one value."""
-    from spacy_planar.parser.kbest import arc_probabilities, ranking
+    from spacy_planar.eval.metrics import ranking
+    from spacy_planar.parser.kbest import arc_probabilities
 
     _, held_out = gothic
     parser = trained[system].get_pipe("planar_parser")

@@ -174,7 +174,7 @@ def test_render_of_several_sentences_is_one_svg_document(tmp_path):
     CoNLL-U; a pipeline without --text, or a CoNLL-U file with it, gets
     one line."""
     from spacy_planar.io.conllu import sentences_to_doc
-    from spacy_planar.io.render import render
+    from spacy_planar.eval.render import render
 
     gold = sample(treebank("got_proiel", "dev"), tmp_path / "three.txt", 3)  # CoNLL-U whatever its name
     out = tmp_path / "all.svg"

@@ -72,8 +72,8 @@ def confidence_report(gold: Path, best: Path, alternatives: List[List[str]], fol
     labels as the official LAS) and the calibration of ``HeadProb`` (ECE,
     10 bins; ``diagram``: the reliability diagram as SVG) and how it ranks
     the arcs (``kbest.ranking``)."""
-    from spacy_planar.io.render import reliability_svg
-    from spacy_planar.parser.kbest import calibration, oracle_choice, ranking
+    from spacy_planar.eval.render import reliability_svg
+    from spacy_planar.eval.metrics import calibration, oracle_choice, ranking
 
     out: Dict = {}
     gold_sents = list(read_conllu(gold))

@@ -9,15 +9,9 @@ from typing import List
 import typer
 
 from spacy_planar.cli._app import app, flag, load_pipeline, msg
-from spacy_planar.corpus.files import (
-    CorpusReport,
-    FileReport,
-    ParseOptions,
-    cluster_client,
-    corpus_jobs,
-    parse_corpus,
-    parse_file,
-)
+from spacy_planar.corpus.files import FileReport, parse_file
+from spacy_planar.corpus.jobs import corpus_jobs
+from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client, parse_corpus
 from spacy_planar.defaults import BATCH_SIZE
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.pipelines import header_line, pipeline_id, pipeline_path

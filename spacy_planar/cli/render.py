@@ -1,4 +1,4 @@
-"""``render``: a tree drawn with its planes (``spacy_planar.io.render``)."""
+"""``render``: a tree drawn with its planes (``spacy_planar.eval.render``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +18,7 @@ from spacy_planar.io.conllu import (
     sentences_to_doc,
 )
 from spacy_planar.io.pipelines import pipeline_path
-from spacy_planar.io.render import html_page, sentence_svgs, stacked_svg
+from spacy_planar.eval.render import html_page, sentence_svgs, stacked_svg
 from spacy_planar.parser.kbest import KBEST_BEAM
 
 

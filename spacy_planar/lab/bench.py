@@ -223,7 +223,7 @@ def bench_lengths(
                   aligns=("l",) + ("r",) * (1 + len(names)), title=f"parse time by sentence length, {data}")
     if svg is not None:
         from spacy_planar.io.conllu import atomic_output
-        from spacy_planar.io.render import line_chart
+        from spacy_planar.eval.render import line_chart
         mids = [(b + 0.5) * bin_width for b in bins]
         series = {name: list(zip(mids, [r[name] for r in rows.values()])) for name, _ in pipes}
         with atomic_output(svg) as f:
@@ -309,7 +309,9 @@ def corpus_runs(model: str, corpus: Path, whole: Path, tmp: Path, workers: List[
     ``tmp``, cleared before each run)."""
     from threadpoolctl import threadpool_limits
 
-    from spacy_planar.corpus.files import ParseOptions, cluster_client, corpus_jobs, parse_corpus, parse_file
+    from spacy_planar.corpus.files import parse_file
+    from spacy_planar.corpus.jobs import corpus_jobs
+    from spacy_planar.corpus.pool import ParseOptions, cluster_client, parse_corpus
 
     outputs = tmp / "out"
     jobs = corpus_jobs(corpus, outputs)

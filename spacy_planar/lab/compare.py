@@ -73,7 +73,7 @@ def kbest_scores(sents: Sequence, docs: Sequence, k: int) -> Dict:
     (whole labels, as the LAS column; the best of each sentence's first
     ``k`` parses) and the arc probabilities' calibration and ranking
     (``Token._.head_prob`` against whether head and label are right)."""
-    from spacy_planar.parser.kbest import calibration, oracle_choice, ranking
+    from spacy_planar.eval.metrics import calibration, oracle_choice, ranking
 
     right, words, probs, correct = 0, 0, [], []
     for s, doc in zip(sents, docs):

@@ -29,12 +29,12 @@ Heads are 1-based within a sentence, 0 for the root, as in CoNLL-U.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from spacy_planar.errors import Errors, UserError
+from spacy_planar.eval.metrics import calibration, same_arcs
 
 Parse = Tuple[float, List[int], List[str]]  # (probability, heads, labels)
 
@@ -72,13 +72,6 @@ def _softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum()
 
 
-def same_arcs(heads: Sequence[int], labels: Sequence[str], other_heads: Sequence[int],
-              other_labels: Sequence[str]) -> np.ndarray:
-    """Per word: whether two trees give it the same head and the same label."""
-    return ((np.asarray(heads) == np.asarray(other_heads))
-            & (np.asarray(labels, dtype=object) == np.asarray(other_labels, dtype=object)))
-
-
 def arc_probabilities(parses: Sequence[Parse], heads: Sequence[int], labels: Sequence[str]) -> np.ndarray:
     """Per word: the probability mass of the parses in which it has the head
     and the label it has in (``heads``, ``labels``)."""
@@ -99,67 +92,6 @@ def arc_confidence(parses: Sequence[Parse], heads: Sequence[int], labels: Sequen
     if not len(logp):
         return np.zeros(0)
     return arc_probabilities(parses, heads, labels) * np.exp(logp + logp.mean() / 2)
-
-
-def oracle_choice(parses: Sequence[Parse], gold_heads: Sequence[int], gold_labels: Sequence[str],
-                  k: int) -> int:
-    """How many words the best of the first ``k`` parses gets right (head and
-    label): the k-best oracle's count for one sentence."""
-    return max((int(same_arcs(h, l, gold_heads, gold_labels).sum()) for _, h, l in parses[:k]), default=0)
-
-
-@dataclass
-class Calibration:
-    """Arc probabilities against correctness, in ``bins`` equal bins of
-    probability: per bin its count, mean probability and accuracy; the
-    expected calibration error (ECE: the count-weighted mean of
-    |accuracy - probability|)."""
-
-    counts: np.ndarray
-    confidence: np.ndarray
-    accuracy: np.ndarray
-    ece: float
-
-    @property
-    def n(self) -> int:
-        return int(self.counts.sum())
-
-
-def calibration(probs: Sequence[float], correct: Sequence[bool], bins: int = 10) -> Calibration:
-    probs = np.asarray(probs, dtype=np.float64)
-    correct = np.asarray(correct, dtype=np.float64)
-    which = np.minimum((probs * bins).astype(int), bins - 1)
-    counts = np.bincount(which, minlength=bins).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        confidence = np.bincount(which, weights=probs, minlength=bins) / counts
-        accuracy = np.bincount(which, weights=correct, minlength=bins) / counts
-    seen = counts > 0
-    ece = float((counts[seen] * np.abs(accuracy[seen] - confidence[seen])).sum() / max(counts.sum(), 1))
-    return Calibration(counts, confidence, accuracy, ece)
-
-
-def ranking(probs: Sequence[float], correct: Sequence[bool], share: float = 0.2) -> dict:
-    """How well arc probabilities tell right arcs from wrong ones, beside
-    calibration: the Brier score (mean squared error against 1 / 0), the
-    AUROC (the chance that a random right arc gets more than a random wrong
-    one, ties half) and the share of the wrong arcs among the ``share``
-    least probable arcs (what a checker who reads that many arcs, least
-    probable first, finds; ties at the cut counted pro rata)."""
-    p = np.asarray(probs, dtype=np.float64)
-    y = np.asarray(correct, dtype=bool)
-    if not len(p):
-        return {"Brier": None, "AUROC": None, f"errors_in_least_{round(share * 100)}pc": None}
-    values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
-    ranks = (np.cumsum(counts) - (counts - 1) / 2)[inverse]  # mid-ranks of ties
-    n_right, n_wrong = int(y.sum()), int((~y).sum())
-    auroc = ((ranks[y].sum() - n_right * (n_right + 1) / 2) / (n_right * n_wrong)) if n_right and n_wrong else None
-    cut = share * len(p)  # read the least probable values in order; the last value read in part
-    wrong_at = np.bincount(inverse, weights=~y, minlength=len(values))
-    before = np.r_[0, np.cumsum(counts)[:-1]]
-    taken = np.clip(cut - before, 0, counts)
-    found = float((wrong_at * taken / counts).sum())
-    return {"Brier": float(np.mean((p - y) ** 2)), "AUROC": None if auroc is None else float(auroc),
-            f"errors_in_least_{round(share * 100)}pc": found / n_wrong if n_wrong else None}
 
 
 def at_temperature(parses: Sequence[Parse], temperature: float) -> List[Parse]:

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from spacy_planar.io.conllu import HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import ud_tree
-from spacy_planar.parser.kbest import Calibration
+from spacy_planar.eval.metrics import Calibration
 from spacy_planar.trees.algorithms import nonprojective_arcs, plane_assignment
 
 WORD_GAP = 110  # horizontal distance between words
