@@ -4,3 +4,5 @@ config, ``component/factory.py``)."""
 ROOT_LABEL = "root"  # UD's label of a sentence's root word
 EXTRA_ROOT_LABEL = "dep"  # the label of what is attached without being parsed (whitespace, a second root)
 BATCH_SIZE = 1000  # Docs per ``nlp.pipe`` batch: spaCy's own default
+LANG = "xx"  # the language of a pipeline or vocab that names none: spaCy's multilingual
+TEMPERATURE = 1.0  # the k-best parses' softmax temperature before ``calibrate`` fits one

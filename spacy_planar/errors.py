@@ -1,153 +1,188 @@
-"""Error messages with codes, in one place (as spaCy's ``errors.py``), and
-what happens when something that is never expected happens anyway
-(``unexpected``)."""
+"""Error and warning messages with codes, in one place (as spaCy's ``errors.py``), and what
+happens when something that is never expected happens anyway (``unexpected``).
+
+Each code is written once, as the attribute's name: ``Errors.E031`` is the
+message "[E031] ..." (``ErrorsWithCodes``), a ``Message`` that knows its code,
+which ``format`` keeps and ``UserError.code`` gives: callers tell errors
+apart by it, never by their text. ``Errors``: what stops a command (bad input,
+a setting that cannot be used) or is an internal error; ``Warnings``: what was
+repaired or left out so that the output stays valid, counted and reported."""
 import os
-import re
 import warnings
 
 
-class Errors:
+class Message(str):
+    """A message and its code (``Errors.E031.code == "E031"``); ``format`` keeps the code."""
+
+    code: str
+
+    def __new__(cls, text: str, code: str = ""):
+        message = super().__new__(cls, text)
+        message.code = code
+        return message
+
+    def format(self, *args, **kwargs) -> "Message":
+        return Message(super().format(*args, **kwargs), self.code)
+
+
+class ErrorsWithCodes(type):
+    """A class whose message attributes come with their codes: ``[CODE] message``."""
+
+    def __getattribute__(cls, name: str):
+        value = super().__getattribute__(name)
+        if name.startswith("_") or not isinstance(value, str):
+            return value
+        return Message(f"[{name}] {value}", name)
+
+
+class Errors(metaclass=ErrorsWithCodes):
     """The messages, by code, in code order; ``UserError.code`` names an error by its code."""
     # CoNLL-U input (each is prefixed by "FILE:LINE: ")
-    E001 = "[E001] not valid UTF-8 ({reason} at byte {start})"
-    E002 = "[E002] expected 10 tab-separated columns, found {n}"
-    E003 = "[E003] ID '{id}' is not a word number, a range (3-4) or an empty node (3.1)"
-    E004 = "[E004] ID {id} out of order: expected {expected}"
-    E005 = "[E005] HEAD '{head}' is not a number"
-    E006 = "[E006] HEAD {head} of word {id} is outside 0..{n}"
-    E007 = "[E007] word {id} is its own head"
-    E008 = "[E008] cycle through words {cycle}"
-    E009 = "[E009] no word of the sentence is attached to the root (HEAD 0)"
-    E010 = "[E010] HEAD '_' on some words only (words {ids}): a sentence is either annotated or not"
-    E011 = "[E011] range {id} does not cover words of the sentence"
-    E012 = "[E012] sentence has comments but no words"
-    E013 = "[E013] {reason}"
-    E014 = ("[E014] a field contains two consecutive spaces, which CoNLL-U readers (the conllu library among them) "
+    E001 = "not valid UTF-8 ({reason} at byte {start})"
+    E002 = "expected 10 tab-separated columns, found {n}"
+    E003 = "ID '{id}' is not a word number, a range (3-4) or an empty node (3.1)"
+    E004 = "ID {id} out of order: expected {expected}"
+    E005 = "HEAD '{head}' is not a number"
+    E006 = "HEAD {head} of word {id} is outside 0..{n}"
+    E007 = "word {id} is its own head"
+    E008 = "cycle through words {cycle}"
+    E009 = "no word of the sentence is attached to the root (HEAD 0)"
+    E010 = "HEAD '_' on some words only (words {ids}): a sentence is either annotated or not"
+    E011 = "range {id} does not cover words of the sentence"
+    E012 = "sentence has comments but no words"
+    E013 = "{reason}"
+    E014 = ("a field contains two consecutive spaces, which CoNLL-U readers (the conllu library among them) "
             "read as a column separator")
-    E015 = "[E015] the file holds no sentence"
-    E016 = "[E016] the file holds no text"
-    E017 = "[E017] this is a spaCy DocBin (.spacy), not CoNLL-U: spacy-planar convert writes CoNLL-U from it"
-    E018 = "[E018] this is plain text, not CoNLL-U (its first line is not a word's tab-separated columns)"
-    E019 = "[E019] neither CoNLL-U, a spaCy DocBin nor UTF-8 text ({reason} at byte {start})"
+    E015 = "the file holds no sentence"
+    E016 = "the file holds no text"
+    E017 = "this is a spaCy DocBin (.spacy), not CoNLL-U: spacy-planar convert writes CoNLL-U from it"
+    E018 = "this is plain text, not CoNLL-U (its first line is not a word's tab-separated columns)"
+    E019 = "neither CoNLL-U, a spaCy DocBin nor UTF-8 text ({reason} at byte {start})"
     # Doc to CoNLL-U, conversions and files
-    E020 = "[E020] Doc {doc}: token {token} has its head outside its sentence"
-    E021 = "[E021] cannot put annotated and unannotated sentences in one Doc (set n_sents=1)"
-    E030 = "[E030] convert takes one DocBin (.spacy) and one CoNLL-U file, got {input} and {output}"
-    E031 = "[E031] {path}: file not found"
-    E032 = "[E032] {path}: is a directory, not a file"
-    E033 = "[E033] {path}: already exists; choose a new directory"
-    E034 = "[E034] no words in {sources}"
-    E035 = "[E035] floret is not installed: pip install 'spacy-planar[vectors]' (or pip install floret)"
-    E036 = "[E036] unknown floret model '{model}': expected cbow or skipgram"
+    E020 = "Doc {doc}: token {token} has its head outside its sentence"
+    E021 = "cannot put annotated and unannotated sentences in one Doc (set n_sents=1)"
+    E030 = "convert takes one DocBin (.spacy) and one CoNLL-U file, got {input} and {output}"
+    E031 = "{path}: file not found"
+    E032 = "{path}: is a directory, not a file"
+    E033 = "{path}: already exists; choose a new directory"
+    E034 = "no words in {sources}"
+    E035 = "floret is not installed: pip install 'spacy-planar[vectors]' (or pip install floret)"
+    E036 = "unknown floret model '{model}': expected cbow or skipgram"
     # evaluation
-    E040 = "[E040] {gold} has {n_gold} sentences but {system} has {n_system}"
-    E041 = "[E041] sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
-    E042 = "[E042] {path} line {line}: sentence {sent} has no dependency annotation (HEAD '_')"
-    E043 = "[E043] {path}: the CoNLL 2018 scorer cannot read it: {reason}"
-    E044 = "[E044] --level must be 1 to 5, got {level}"
+    E040 = "{gold} has {n_gold} sentences but {system} has {n_system}"
+    E041 = "sentence {sent} (gold line {gold_line}, system line {system_line}): {reason}"
+    E042 = "{path} line {line}: sentence {sent} has no dependency annotation (HEAD '_')"
+    E043 = "{path}: the CoNLL 2018 scorer cannot read it: {reason}"
+    E044 = "--level must be 1 to 5, got {level}"
     # pseudo-projective
-    E050 = "[E050] unknown encoding '{name}': expected one of {options}"
-    E051 = "[E051] unknown tree transform '{name}': expected one of {options}"
+    E050 = "unknown encoding '{name}': expected one of {options}"
+    E051 = "unknown tree transform '{name}': expected one of {options}"
     # the component
-    E060 = ("[E060] {name}: the model has {n_model} actions but the transition system {n_system}; "
+    E060 = ("{name}: the model has {n_model} actions but the transition system {n_system}; "
             "labels cannot change after training starts")
-    E061 = "[E061] {name}: {option} must be a probability, got {value}"
-    E062 = "[E062] {name}: beam_width must be at least 1 and beam_density in [0, 1), got {width} and {density}"
-    E063 = ("[E063] {name}: the transition system {system} and the model do not go together: top-down needs "
+    E061 = "{name}: {option} must be a probability, got {value}"
+    E062 = "{name}: beam_width must be at least 1 and beam_density in [0, 1), got {width} and {density}"
+    E063 = ("{name}: the transition system {system} and the model do not go together: top-down needs "
             "the model's arc scorer (arc_width > 0 in spacy-planar.PlanarParserModel.v1), the other systems "
             "have none")
-    E064 = ("[E064] {name}: the top-down system has no dynamic oracle: set exploration = 0 and "
+    E064 = ("{name}: the top-down system has no dynamic oracle: set exploration = 0 and "
             "exploration_nonprojective = null (the factory's defaults are arc-eager's; configs/top_down.cfg has "
             "top-down's)")
-    E065 = "[E065] {name}: beam_update must be 'local' or 'global', got '{value}'"
-    E066 = "[E066] {name}: n_best must be from 1 to beam_width ({width}), got {n_best}"
+    E065 = "{name}: beam_update must be 'local' or 'global', got '{value}'"
+    E066 = "{name}: n_best must be from 1 to beam_width ({width}), got {n_best}"
     # transition systems, oracles and the driver loop
-    E070 = "[E070] unknown transition system '{name}': expected one of {options}"
-    E071 = "[E071] unknown swap oracle '{oracle}': expected eager or lazy"
-    E072 = "[E072] {system}: a state outlived its bound of transitions"
-    E073 = "[E073] {system} oracle chose an invalid move {move} in sentence {row} of the batch"
-    E075 = "[E075] no oracle for the transition system {system}"
+    E070 = "unknown transition system '{name}': expected one of {options}"
+    E071 = "unknown swap oracle '{oracle}': expected eager or lazy"
+    E072 = "{system}: a state outlived its bound of transitions"
+    E073 = "{system} oracle chose an invalid move {move} in sentence {row} of the batch"
+    E075 = "no oracle for the transition system {system}"
     # the command line
-    E079 = "[E079] {source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
-    E080 = "[E080] unknown system '{system}': expected one of {options}"
-    E081 = "[E081] expected NAME=PIPELINE_DIR, got '{item}'"
-    E082 = "[E082] {model}: no planar_parser in the pipeline ({pipes})"
-    E083 = "[E083] {path}: expected an .svg or .html file"
-    E084 = "[E084] {source}: no sentence {sentence} (it has {n} annotated)"
-    E085 = "[E085] {source}: a pipeline draws the parse of a text: give it with --text"
-    E086 = "[E086] {base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
-    E087 = "[E087] expected NAME=WIDTH or NAME=WIDTH+merge with a width of at least 1, got '{item}'"
-    E088 = "[E088] {path}: not a config file: {reason}"
-    E089 = "[E089] expected NAME:KEY=VALUE (a planar_parser setting of NAME's pipelines), got '{item}'"
+    E079 = "{source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
+    E080 = "unknown system '{system}': expected one of {options}"
+    E081 = "expected NAME=PIPELINE_DIR, got '{item}'"
+    E082 = "{model}: no planar_parser in the pipeline ({pipes})"
+    E083 = "{path}: expected an .svg or .html file"
+    E084 = "{source}: no sentence {sentence} (it has {n} annotated)"
+    E085 = "{source}: a pipeline draws the parse of a text: give it with --text"
+    E086 = "{base}: --tagging puts the taggers after the tok2vec, but [nlp] pipeline is {pipeline}"
+    E087 = "expected NAME=WIDTH or NAME=WIDTH+merge with a width of at least 1, got '{item}'"
+    E088 = "{path}: not a config file: {reason}"
+    E089 = "expected NAME:KEY=VALUE (a planar_parser setting of NAME's pipelines), got '{item}'"
     # parses repaired and training reports: an error where never expected (``unexpected``: in tests and with
     # SPACY_PLANAR_DEBUG=1), else a warning
-    E090 = ("[E090] {name}: {count} of {units} parsed sentences had more than one root; the extra roots were "
-            "attached to the root of the largest tree with '{label}'")
-    E091 = ("[E091] {name}: {count} of {units} parsed sentences were not trees; each was replaced by a flat tree "
-            "(its first word the root, the others attached to it with '{label}')")
-    E092 = "[E092] {system}: {count} of {states} states had no valid action before they were final"
-    E093 = "[E093] {system}: {count} of {sentences} sentences fell out of the beam; parsed greedily instead"
-    E094 = "[E094] {system}: {count} sentences' gold sequences were missing from their beams; left out of the loss"
-    E095 = ("[E095] {name}: {count} gold words of this update have their head outside their predicted sentence; "
-            "each was trained as the root of its sentence (the predicted sentences differ from the gold ones)")
-    E096 = ("[E096] {name}: in {count} of {units} parsed sentences the inverse of {transforms} would not leave a "
-            "tree; those sentences keep the tree as parsed (the transforms' labels cleaned)")
-    E097 = "[E097] {name}: {count} k-best alternatives were not trees with one root in UD terms; left out"
-    E098 = ("[E098] {name}: {count} k-best alternatives would not be trees after the inverse of {transforms}; each "
-            "keeps the tree as parsed (the transforms' labels cleaned)")
-    E099 = "[E099] {name}: {count} training examples of this update were left out: {reasons}"
+    E092 = "{system}: {count} of {states} states had no valid action before they were final"
     # corpora, packages, vectors, configs, raw text (in the order they were added)
-    E100 = "[E100] {path}: not a directory"
-    E101 = "[E101] {first} and {second} would both be written to {output}"
-    E102 = "[E102] the output folder {out_dir} is inside the input folder {in_dir}: a second run would read its outputs"
-    E103 = "[E103] --n-process, --local-workers and --scheduler choose one way to run: give one of them"
-    E104 = "[E104] {option} must be at least 1, got {value}"
-    E105 = "[E105] {in_dir}: no .txt or .conllu file in it or below it"
-    E106 = "[E106] dask.distributed is not installed: pip install 'spacy-planar[cluster]' (or pip install distributed)"
-    E107 = "[E107] {path}: not a trained pipeline's folder (no meta.json and config.cfg)"
-    E108 = ("[E108] spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
+    E100 = "{path}: not a directory"
+    E101 = "{first} and {second} would both be written to {output}"
+    E102 = "the output folder {out_dir} is inside the input folder {in_dir}: a second run would read its outputs"
+    E103 = "--n-process, --local-workers and --scheduler choose one way to run: give one of them"
+    E104 = "{option} must be at least 1, got {value}"
+    E105 = "{in_dir}: no .txt or .conllu file in it or below it"
+    E106 = "dask.distributed is not installed: pip install 'spacy-planar[cluster]' (or pip install distributed)"
+    E107 = "{path}: not a trained pipeline's folder (no meta.json and config.cfg)"
+    E108 = ("spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
             "it beside the package")
-    E109 = "[E109] --kbest must be at least 1 and --beam at least 2 and at least --kbest, got {kbest} and {beam}"
-    E110 = ("[E110] the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
+    E109 = ("--kbest must be at least 1 and --beam at least 1 (with --kbest or --confidence at least 2 and at least "
+            "--kbest), got {kbest} and {beam}")
+    E110 = ("the parser's arc probabilities were calibrated for another confidence ('{found}') than this "
             "version maps ('{expected}'): run spacy-planar calibrate on the pipeline again")
-    E111 = ("[E111] {path}: no vectors in it: give --paths.vectors a directory written by spacy-planar vectors "
+    E111 = ("{path}: no vectors in it: give --paths.vectors a directory written by spacy-planar vectors "
             "(or spacy init vectors)")
-    E112 = "[E112] --{option} must be at least {least}, got {value}"
-    E113 = "[E113] cannot read it as text: {reason}"
-    E115 = ("[E115] could not fetch the wheels of {pins} ({reason}): give --no-dependencies and install them "
+    E112 = "--{option} must be at least {least}, got {value}"
+    E113 = "cannot read it as text: {reason}"
+    E115 = ("could not fetch the wheels of {pins} ({reason}): give --no-dependencies and install them "
             "from your index")
-    E116 = "[E116] {source}: no such pipeline folder, and no installed pipeline package of that name"
-    E117 = ("[E117] {n} complete output(s) were written by another pipeline than {header} (the first: {first}); "
+    E116 = "{source}: no such pipeline folder, and no installed pipeline package of that name"
+    E117 = ("{n} complete output(s) were written by another pipeline than {header} (the first: {first}); "
             "give --overwrite to parse them again with this one")
-    E118 = ("[E118] {system}: the gold label '{label}' is not among the {n} labels the parser was initialized with; "
+    E118 = ("{system}: the gold label '{label}' is not among the {n} labels the parser was initialized with; "
             "initialize it on data that has the label, or add it with add_label before initialize")
-    E119 = "[E119] {source}: neither a CoNLL-U file nor a pipeline"
-    E120 = "[E120] --text is empty: give the text to parse and draw"
-    E121 = "[E121] {path}: --diagram writes an SVG picture: give a path ending in .svg"
-    E122 = ("[E122] --taggers-first trains the taggers of --tagging first, then a planar_parser: {system} with "
+    E119 = "{source}: neither a CoNLL-U file nor a pipeline"
+    E120 = "--text is empty: give the text to parse and draw"
+    E121 = "{path}: --diagram writes an SVG picture: give a path ending in .svg"
+    E122 = ("--taggers-first trains the taggers of --tagging first, then a planar_parser: {system} with "
             "--tagging has no planar_parser or no taggers (and a transformer shares its encoder)")
-    E123 = "[E123] --transformer needs spacy-transformers: pip install 'spacy-planar[trf]'"
-    E124 = ("[E124] this config freezes {components} without training them first (frozen, not sourced): "
+    E123 = "--transformer needs spacy-transformers: pip install 'spacy-planar[trf]'"
+    E124 = ("this config freezes {components} without training them first (frozen, not sourced): "
             "train it with spacy-planar train, which trains them in a first stage")
-    E125 = ("[E125] {name}: {count} gold words of this update are a second root (or a later one) of their "
-            "sentence; {system} builds one root, so each was trained as a dependent of the sentence's first root")
-    E126 = ("[E126] {system}.{hook} gave {shape}, not {expected} (systems/contract.py; None: any size)")
-    E127 = "[E127] {name}: no UPOS or FEATS in the training data: nothing to learn"
-    E128 = "[E128] BiLSTMEncoder.v1: width must be even (half of it each way), not {width}"
-    E129 = "[E129] paired_bootstrap: the two systems must be scored on the same, non-empty sentences"
-    E131 = ("[E131] {path}: these vectors are of language '{vectors}', the pipeline of '{pipeline}': make vectors "
+    E126 = ("{system}.{hook} gave {shape}, not {expected} (systems/contract.py; None: any size)")
+    E127 = "{name}: no UPOS or FEATS in the training data: nothing to learn"
+    E128 = "BiLSTMEncoder.v1: width must be even (half of it each way), not {width}"
+    E129 = "paired_bootstrap: the two systems must be scored on the same, non-empty sentences"
+    E131 = ("{path}: these vectors are of language '{vectors}', the pipeline of '{pipeline}': make vectors "
             "with --lang {pipeline}, or train with --nlp.lang {vectors}")
-    E132 = "[E132] spaCy has no language '{lang}': give a code spaCy knows (la, hu, grc, ...) or xx (multilingual)"
-    E133 = "[E133] {path}: the output would overwrite the input; give another output path"
-    E134 = "[E134] {what} '{value}': expected {rule}"
-    E135 = "[E135] --accurate sizes the BiLSTM encoder, which --transformer replaces: give one of them"
-    E136 = ("[E136] an ensemble's pipelines are seeds of one config on one treebank (the same components and "
+    E132 = "spaCy has no language '{lang}': give a code spaCy knows (la, hu, grc, ...) or xx (multilingual)"
+    E133 = "{path}: the output would overwrite the input; give another output path"
+    E134 = "{what} '{value}': expected {rule}"
+    E135 = "--accurate sizes the BiLSTM encoder, which --transformer replaces: give one of them"
+    E136 = ("an ensemble's pipelines are seeds of one config on one treebank (the same components and "
             "labels): {reason}")
-    E137 = "[E137] the pipeline was not trained on a treebank '{name}': it knows {known}"
-    E138 = ("[E138] {path}: a teacher is a pipeline of the student's config trained on the same treebank (another "
+    E137 = "the pipeline was not trained on a treebank '{name}': it knows {known}"
+    E138 = ("{path}: a teacher is a pipeline of the student's config trained on the same treebank (another "
             "seed): {reason}")
+    E139 = ("{name}: {key} is learned with the weights in training; the saved pipeline's is {saved!r}, not "
+            "{given!r}: load it without setting {key}")
 
-_CODE = re.compile(r"\[(E\d{3})\]")
+
+
+class Warnings(metaclass=ErrorsWithCodes):
+    """What was repaired or left out, by code, in code order (the number of the error it once was)."""
+    W090 = ("{name}: {count} of {units} parsed sentences had more than one root; the extra roots were "
+            "attached to the root of the largest tree with '{label}'")
+    W091 = ("{name}: {count} of {units} parsed sentences were not trees; each was replaced by a flat tree "
+            "(its first word the root, the others attached to it with '{label}')")
+    W093 = "{system}: {count} of {sentences} sentences fell out of the beam; parsed greedily instead"
+    W094 = "{system}: {count} sentences' gold sequences were missing from their beams; left out of the loss"
+    W095 = ("{name}: {count} gold words of this update have their head outside their predicted sentence; "
+            "each was trained as the root of its sentence (the predicted sentences differ from the gold ones)")
+    W096 = ("{name}: in {count} of {units} parsed sentences the inverse of {transforms} would not leave a "
+            "tree; those sentences keep the tree as parsed (the transforms' labels cleaned)")
+    W097 = "{name}: {count} k-best alternatives were not trees with one root in UD terms; left out"
+    W098 = ("{name}: {count} k-best alternatives would not be trees after the inverse of {transforms}; each "
+            "keeps the tree as parsed (the transforms' labels cleaned)")
+    W099 = "{name}: {count} training examples of this update were left out: {reasons}"
+    W125 = ("{name}: {count} gold words of this update are a second root (or a later one) of their "
+            "sentence; {system} builds one root, so each was trained as a dependent of the sentence's first root")
 
 
 class UserError(ValueError):
@@ -156,8 +191,7 @@ class UserError(ValueError):
 
     @property
     def code(self) -> str:
-        found = _CODE.search(str(self))
-        return found.group(1) if found else ""
+        return getattr(self.args[0], "code", "") if self.args else ""
 
 
 class UnexpectedError(RuntimeError):
@@ -188,7 +222,7 @@ class ConlluError(UserError):
         self.path = str(path)
         self.line = line
         self.reason = reason
-        super().__init__(f"{self.path}:{line}: {reason}")
+        super().__init__(Message(f"{self.path}:{line}: {reason}", getattr(reason, "code", "")))
 
     def __reduce__(self):  # pickled by its parts: it crosses process pools and Dask
         return (type(self), (self.path, self.line, self.reason))

@@ -58,7 +58,7 @@ def exhaustive_best(system, score, n, offset, finish):
     def walk(state, total):
         if system.is_final(state)[0]:
             if total > best[0]:
-                best[:] = [total, system.output_trees(state, [0])[0]]
+                best[:] = [total, system.output_trees(state, [0], decode=False)[0]]
             return
         inputs = system.model_inputs(state, np.array([offset], dtype=INT))
         valid = system.valid_actions(state)

@@ -506,7 +506,7 @@ def test_project_takes_every_setting_from_the_configs():
 def test_add_pipe_is_the_shipped_default_system():
     """``nlp.add_pipe("planar_parser")`` is configs/arc_eager.cfg's parser:
     every setting and the model's, the tok2vec apart (its own there, base.partial.cfg's
-    encoder without static vectors or character model; a listener of the shared one in the config)."""
+    encoder without static vectors; a listener of the shared one in the config)."""
     from thinc.api import Config
     nlp = spacy.blank("xx")
     nlp.add_pipe("planar_parser")
@@ -519,8 +519,9 @@ def test_add_pipe_is_the_shipped_default_system():
     base = shipped["components"]["tok2vec"]["model"]
     assert base["embed"]["width"] == "${components.tok2vec.model.encode.width}"
 
-    def filled(section):  # the width variable as the shared tok2vec's encoder resolves it, no raw-text inputs
-        values = {base["embed"]["width"]: base["encode"]["width"], "${paths.vectors}": None}
+    def filled(section):  # the width and dropout as the shared tok2vec's config resolves them, no raw-text inputs
+        values = {base["embed"]["width"]: base["encode"]["width"], "${paths.vectors}": None,
+                  "${training.dropout}": shipped["training"]["dropout"]}
         return {k: filled(v) if isinstance(v, dict) else (values[v] if isinstance(v, str) and v in values else v)
                 for k, v in section.items()}
 

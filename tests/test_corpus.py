@@ -208,7 +208,7 @@ def test_a_scheduler_and_two_workers(model, corpus, reference, tmp_path, dask_pr
     assert r.exit_code == 0, r.output
     assert files(tmp_path / "out") == files(reference)
     with distributed.Client(dask_processes.address) as client:  # each worker loaded the pipeline once, for 13 files
-        loads = client.run(lambda: __import__("spacy_planar.corpus.files", fromlist=["LOADS"]).LOADS)
+        loads = client.run(lambda: __import__("spacy_planar.corpus.pool", fromlist=["LOADS"]).LOADS)
     assert list(loads.values()) == [{str(model.resolve()): 1}] * 2
 
 

@@ -191,7 +191,7 @@ def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
     assert r.exit_code == 0, r.output
     pipe = spacy.load(tmp_path / "calibrated").get_pipe("planar_parser")
     cal = pipe.cfg["calibration"]
-    assert cal["x"] and cal["temperature"] > 0 and pipe.cfg["beam_width"] == 1  # the settings stay the model's
+    assert cal["x"] and cal["temperature"] > 0 and pipe.settings.beam_width == 1  # the settings stay the model's
     words = [s.forms for s in read_conllu(dev)]
     docs = parsed(spacy.load(tmp_path / "calibrated", config={"components": {"planar_parser": BEAM}}), words)
     probs = np.array([t._.head_prob for d in docs for t in d])
@@ -199,7 +199,7 @@ def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
     assert probs.min() >= round(min(cal["y"]), 4) and probs.max() <= round(max(cal["y"]), 4)
     # a map fitted to another confidence (an earlier version's beam marginal) is refused, in one line
     old = spacy.load(tmp_path / "calibrated")
-    old.get_pipe("planar_parser").cfg["calibration"].pop("confidence")
+    old.get_pipe("planar_parser").settings.calibration.pop("confidence")
     old.to_disk(tmp_path / "old")
     r = CliRunner().invoke(app, ["parse", str(tmp_path / "old"), str(dev), str(tmp_path / "x.conllu"), "--confidence"])
     assert r.exit_code == 1 and "E110" in r.output and not (tmp_path / "x.conllu").exists(), r.output

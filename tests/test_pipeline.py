@@ -1,5 +1,6 @@
 """The planar_parser component: training, parsing, serialization, edge cases."""
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -132,12 +133,12 @@ def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
 
     _, held_out = gothic
     parser = trained[system].get_pipe("planar_parser")
-    kept = {key: parser.cfg[key] for key in ("beam_width", "n_best")}
-    parser.cfg.update(beam_width=8, n_best=8)
+    kept = parser.settings
+    parser.settings = replace(kept, beam_width=8, n_best=8)
     try:
         parsed = list(trained[system].pipe(words_only(trained[system], d) for d in held_out))
     finally:
-        parser.cfg.update(kept)
+        parser.settings = kept
     conf, marginal, right = [], [], []
     for gold, doc in zip(held_out, parsed):
         heads, labels = tree_of(doc)
@@ -284,7 +285,7 @@ def test_sentence_boundaries_are_respected(trained, gothic, system):
 def test_single_root(gothic, system):
     """One root per sentence, labelled root, built by the moves: no system
     needs the guard (under SPACY_PLANAR_DEBUG, which the tests set, it would
-    raise E090), where the same model without the rule leaves forests."""
+    raise W090), where the same model without the rule leaves forests."""
     train_docs, held_out = gothic
     nlp = train_pipeline(system, train_docs[:100], epochs=3, single_root=True, extra_root_label="EXTRA")
     for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]):
@@ -296,7 +297,7 @@ def test_single_root(gothic, system):
     parser = nlp.get_pipe("planar_parser")
     assert sum(parser.repaired.values()) == 0
     if system in ("planar", "two_planar"):  # their moves alone build forests
-        parser.cfg["single_root"] = False
+        parser.settings.single_root = False
         forest = sum(sum(1 for h in tree_of(doc)[0] if h == 0) - 1
                      for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]))
         assert forest > 0
@@ -311,7 +312,7 @@ def test_misaligned_examples_are_skipped_not_fatal(gothic):
     glued = Doc(nlp.vocab, words=[d[0].text + d[1].text] + [t.text for t in d[2:]])
     bad = Example(glued, d)
     sgd = nlp.initialize(lambda: good)
-    with pytest.warns(UserWarning, match=r"\[E099\] planar_parser: 1 training examples of this update were left "
+    with pytest.warns(UserWarning, match=r"\[W099\] planar_parser: 1 training examples of this update were left "
                                          r"out: 1 tokenisation differs from the gold one"):
         nlp.update(good[:5] + [bad], sgd=sgd)
     assert parser.skipped == {"tokenisation differs from the gold one": 1}
@@ -389,7 +390,7 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     one = spacy.load(tmp_path / "pipe", config={"components": {"planar_parser": {"beam_width": 1}}})
     assert [tree_of(d) for d in one.pipe(words_only(one, d) for d in texts)] == greedy
     four = spacy.load(tmp_path / "pipe", config={"components": {"planar_parser": {"beam_width": 4}}})
-    assert four.get_pipe("planar_parser").cfg["beam_width"] == 4
+    assert four.get_pipe("planar_parser").settings.beam_width == 4
     beam = [tree_of(d) for d in four.pipe(words_only(four, d) for d in texts)]
     assert all(tree_error(h) is None for h, _ in beam)
     assert beam != greedy  # the beam changes some parses
@@ -435,7 +436,7 @@ def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
     assert {t.dep_ for d in parsed for t in d} <= set(parser.labels) | {parser.cfg["extra_root_label"]}
     nlp.to_disk(tmp_path / "pipe")
     again = spacy.load(tmp_path / "pipe")
-    assert again.get_pipe("planar_parser").cfg["tree_transforms"] == ["coordination-ps+"]
+    assert again.get_pipe("planar_parser").settings.tree_transforms == ["coordination-ps+"]
     assert [tree_of(d) for d in again.pipe(words_only(again, d) for d in held_out)] == [tree_of(d) for d in parsed]
     with pytest.raises(ValueError, match="E051"):
         spacy.blank("xx").add_pipe("planar_parser", config={"tree_transforms": ["coordination-xx"]})
@@ -578,7 +579,7 @@ def test_an_unseen_gold_label_is_one_clear_error(gothic):
 def test_a_gold_head_outside_the_predicted_sentence_is_reported(gothic, monkeypatch):
     """Two gold sentences predicted as one pair of other sentences: the
     words whose gold head falls in the other predicted sentence are trained
-    as roots, counted, and reported (E095: raised under SPACY_PLANAR_DEBUG,
+    as roots, counted, and reported (W095: raised under SPACY_PLANAR_DEBUG,
     a warning otherwise)."""
     from spacy_planar.errors import UnexpectedError, UnexpectedWarning
 
@@ -592,11 +593,11 @@ def test_a_gold_head_outside_the_predicted_sentence_is_reported(gothic, monkeypa
                     sent_starts=[True] + [False] * 3 + [True] + [False] * (len(d) - 5))
     crossing = sum(1 for t in d if (t.i < 4) != (t.head.i < 4))
     assert crossing > 0
-    with pytest.raises(UnexpectedError, match="E095"):
+    with pytest.raises(UnexpectedError, match="W095"):
         nlp.update([Example(predicted, d)], sgd=sgd)
     monkeypatch.setenv("SPACY_PLANAR_DEBUG", "0")
     before = parser.trainer.outside
-    with pytest.warns(UnexpectedWarning, match=rf"E095\] planar_parser: {crossing} gold words"):
+    with pytest.warns(UnexpectedWarning, match=rf"W095\] planar_parser: {crossing} gold words"):
         nlp.update([Example(predicted, d)], sgd=sgd)
     assert parser.trainer.outside - before == crossing
 
@@ -620,7 +621,7 @@ def test_a_tree_the_parser_cannot_derive_scores_minus_infinity(trained, gothic):
 @pytest.mark.parametrize("system", ["top_down", "arc_eager"])
 def test_a_second_gold_root_is_reported_where_the_system_builds_one(gothic, system):
     """A gold tree with two roots: top-down builds one root and trains the
-    second as a dependent of the first, which the update reports (E125:
+    second as a dependent of the first, which the update reports (W125:
     raised under SPACY_PLANAR_DEBUG, as in the tests); arc-eager derives
     both and says nothing."""
     import warnings
@@ -639,7 +640,7 @@ def test_a_second_gold_root_is_reported_where_the_system_builds_one(gothic, syst
                     deps=["root" if t.i == leaf else t.dep_ for t in d])
     assert sum(t.head.i == t.i for t in two_roots) == 2
     if system == "top_down":
-        with pytest.raises(UnexpectedError, match=r"E125\] planar_parser: 1 gold words .* top_down builds one root"):
+        with pytest.raises(UnexpectedError, match=r"W125\] planar_parser: 1 gold words .* top_down builds one root"):
             nlp.update([Example(words_only(nlp, d), two_roots)], sgd=sgd)
     else:
         with warnings.catch_warnings():

@@ -41,9 +41,9 @@ def calibrate(
     if not sents:
         raise UserError(Errors.E042.format(path=dev, line=1, sent=1))
     nlp = load_pipeline(model, {"beam_width": beam, "n_best": beam})
-    ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser) and pipe.cfg.get("n_best")]
+    ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser) and pipe.settings.n_best]
     for name in ours:
-        nlp.get_pipe(name).cfg["calibration"] = uncalibrated()
+        nlp.get_pipe(name).settings.calibration = uncalibrated()
     docs = list(given_sentences(nlp, input_docs(nlp, sents)))
     fitted = {}
     for name in ours:
@@ -57,7 +57,7 @@ def calibrate(
                  f"-> {fitted[name]['ece']:.3f} (the map fitted there; the test split says how it holds)")
     final = load_pipeline(model)
     for name, cal in fitted.items():
-        final.get_pipe(name).cfg["calibration"] = cal
+        final.get_pipe(name).settings.calibration = cal
     with tempfile.TemporaryDirectory(dir=output.parent if output.parent.exists() else None) as tmp:
         final.to_disk(Path(tmp) / "model")
         if output.exists():

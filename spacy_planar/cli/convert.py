@@ -5,6 +5,7 @@ from pathlib import Path
 
 import typer
 
+from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, fail, flag, msg
 from spacy_planar.errors import Errors
 from spacy_planar.io.conllu import SkipReport, conllu_to_docbin, docbin_to_conllu
@@ -14,7 +15,7 @@ from spacy_planar.io.conllu import SkipReport, conllu_to_docbin, docbin_to_conll
 def convert(
     input_path: Path = typer.Argument(..., help="CoNLL-U, or a DocBin (.spacy)"),
     output_path: Path = typer.Argument(..., help="The other kind: a DocBin (.spacy), or CoNLL-U"),
-    lang: str = typer.Option("xx", "--lang", "-l", help="Language of the vocab"),
+    lang: str = typer.Option(LANG, "--lang", "-l", help="Language of the vocab"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", help="Sentences per Doc (.conllu -> .spacy)"),
     skip_invalid: bool = flag(False, "--skip-invalid", help="Leave out malformed sentences, and say which"),
     treebank: str = typer.Option("", "--treebank", "-t", help="The treebank's name, kept with each Doc (for "

@@ -20,6 +20,7 @@ from typing import List, Optional
 import typer
 from thinc.api import Config
 
+from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, flag, msg, read_config
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import atomic_output, check_input
@@ -169,7 +170,7 @@ def _parts(system: str, variant: Variant) -> List[str]:
             + (["transformer"] if variant.transformer else []))
 
 
-def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = "xx") -> str:
+def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = LANG) -> str:
     """The text of the training config of ``system``: ``merged_config``
     filled by spaCy's ``fill_config`` (every default written out), for the
     language ``lang`` (E132 for one spaCy does not know). A transformer
@@ -191,7 +192,7 @@ def config_text(system: str, base: Optional[Path] = None, variant: Variant = Var
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
     parts = " and ".join(f"spacy_planar/partials/{p}.partial.cfg" for p in _parts(system, variant))
-    flags = variant.flags() + (f" --lang {lang}" if lang != "xx" else "")
+    flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")
     return (f"# spacy-planar init-config {system}{flags}: base.partial.cfg and {parts}, every default written out"
             f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
 
@@ -209,7 +210,7 @@ def init_config(
                                "the parser (its own encoder) on their predictions (spacy-planar train runs both)"),
     transformer: bool = flag(False, "--transformer", help="A pretrained transformer (spacy-transformers; "
                              "--paths.transformer, XLM-RoBERTa base unless given) as the shared encoder"),
-    lang: str = typer.Option("xx", "--lang", "-l", help="The pipeline's language (its tokenizer for raw text, "
+    lang: str = typer.Option(LANG, "--lang", "-l", help="The pipeline's language (its tokenizer for raw text, "
                              "the vectors' language, the package's name); xx: multilingual"),
 ) -> None:
     """Write a training config: the shared base merged with one parser's partial.

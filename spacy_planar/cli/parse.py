@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import typer
 
@@ -12,10 +12,10 @@ from spacy_planar.cli._app import app, flag, load_pipeline, msg
 from spacy_planar.corpus.files import FileReport, parse_file
 from spacy_planar.corpus.jobs import corpus_jobs
 from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client, parse_corpus
-from spacy_planar.defaults import BATCH_SIZE
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.pipelines import header_line, pipeline_id, pipeline_path
 from spacy_planar.model.treebanks import set_treebank
+from spacy_planar.parser.repairs import summary
 from spacy_planar.parser.kbest import KBEST_BEAM
 
 
@@ -27,14 +27,16 @@ def parse(
     output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
     sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
-    batch_size: int = typer.Option(BATCH_SIZE, "--batch-size", "-b", help="Docs per batch"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", "-b", help="Docs per batch (default: the "
+                                             "pipeline's [nlp] batch_size)"),
     validate: bool = flag(False, "--validate", "-V", help="Check the output with the UD validator "
                                   "(level 2); exit 1 if it fails"),
     kbest: int = typer.Option(1, "--kbest", "-k", help="Write each sentence's K most probable parses (the next "
                               "ones as blocks # sent_id = ID/2 ...) with # parse_prob; parses with a beam"),
     confidence: bool = flag(False, "--confidence", "-c", help="Write each word's arc probability as "
                                     "HeadProb=P in MISC; parses with a beam"),
-    beam: int = typer.Option(KBEST_BEAM, "--beam", help="With --kbest or --confidence: the beam's width (at least K)"),
+    beam: Optional[int] = typer.Option(None, "--beam", help="Parse with a beam of this width (with --kbest or "
+                                       f"--confidence: at least K, default {KBEST_BEAM})"),
     ensemble: List[str] = typer.Option(None, "--ensemble", "-e", help="Another pipeline trained on the same "
                                        "treebank (another seed): parse with both, their taggers' probabilities "
                                        "and parser's moves averaged (repeat for more)"),
@@ -55,9 +57,7 @@ def parse(
 
     if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
         raise UserError(Errors.E133.format(path=output_path))
-    if kbest < 1 or ((kbest > 1 or confidence) and beam < max(kbest, 2)):
-        raise UserError(Errors.E109.format(kbest=kbest, beam=beam))
-    settings = {"beam_width": beam, "n_best": max(kbest, 2)} if kbest > 1 or confidence else None
+    settings = beam_settings(beam, kbest, confidence)
     members = [load_pipeline(name, settings) for name in [model, *(ensemble or [])]]
     if treebank:
         for member in members:
@@ -75,6 +75,17 @@ def parse(
     report_output(model, report, seconds, output_path, validate)
 
 
+def beam_settings(beam: Optional[int], kbest: int, confidence: bool) -> Optional[dict]:
+    """The parser's settings for ``--beam``, ``--kbest`` and ``--confidence``
+    (None: the pipeline's own); a width that cannot hold K parses is E109."""
+    width = KBEST_BEAM if beam is None and (kbest > 1 or confidence) else beam
+    if kbest < 1 or (width is not None and width < max(kbest, 2 if kbest > 1 or confidence else 1)):
+        raise UserError(Errors.E109.format(kbest=kbest, beam=width))
+    if kbest > 1 or confidence:
+        return {"beam_width": width, "n_best": max(kbest, 2)}
+    return None if width is None else {"beam_width": width}
+
+
 def report_output(model: str, report: FileReport, seconds: float, output_path: Path, validate: bool) -> None:
     """What ``parse`` says of its output: its size and speed; a warning
     where it has no UPOS (neither predicted nor the input's); with
@@ -83,6 +94,7 @@ def report_output(model: str, report: FileReport, seconds: float, output_path: P
     words = report.words
     msg.good(f"Parsed {report.sentences} sentences, {words} words in {seconds:.1f} s "
              f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
+    say_repairs(report.repairs)
     if words and not report.has_upos:
         msg.warn(f"{model} predicts no UPOS (no tagger or morphologizer), so the UPOS column is '_', which the UD "
                  "validator rejects (level 2); configs/ud.cfg trains a pipeline whose output is valid UD")
@@ -96,6 +108,15 @@ def report_output(model: str, report: FileReport, seconds: float, output_path: P
         msg.good(f"UD validator, level 2: passed ({output_path})")
 
 
+def say_repairs(repaired) -> None:
+    """One line: what the parser repaired to keep its output valid (never expected; ``parser/repairs.py``)."""
+    lines = summary(repaired)
+    if not lines:
+        msg.good("Repairs: none (every tree as the parser built it)")
+        return
+    msg.warn(f"Repairs: {sum(repaired.values())} ({'; '.join(lines)}); see docs/design.md, 'What is repaired'")
+
+
 @app.command("parse-corpus")
 def parse_corpus_command(
     model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package); with --scheduler, a path "
@@ -106,7 +127,8 @@ def parse_corpus_command(
                                    "path (suffix .conllu); outputs already there are kept and skipped"),
     sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
-    batch_size: int = typer.Option(BATCH_SIZE, "--batch-size", "-b", help="Docs per batch"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", "-b", help="Docs per batch (default: the "
+                                             "pipeline's [nlp] batch_size)"),
     n_process: int = typer.Option(1, "--n-process", "-n", help="Processes on this machine, each loading the "
                                   "pipeline once"),
     local_workers: int = typer.Option(0, "--local-workers", "-w", help="Start a Dask LocalCluster of N worker "
@@ -128,7 +150,7 @@ def parse_corpus_command(
     once. Each output's first line names the pipeline that wrote it; a rerun
     with another pipeline refuses to mix them (``--overwrite`` parses all
     again). Ctrl-C stops every mode with one line: how many files are done."""
-    for option, value in (("--n-process", n_process), ("--batch-size", batch_size)):
+    for option, value in (("--n-process", n_process), ("--batch-size", 1 if batch_size is None else batch_size)):
         if value < 1:
             raise UserError(Errors.E104.format(option=option, value=value))
     if local_workers < 0:
@@ -162,6 +184,7 @@ def report_corpus(model: str, report: CorpusReport, out_dir: Path) -> None:
     skipped = f"; {report.skipped} complete outputs kept" if report.skipped else ""
     msg.good(f"Parsed {report.files} files, {report.words} words in {report.seconds:.1f} s "
              f"({report.words / max(report.seconds, 1e-9):,.0f} words/s): {out_dir}{skipped}")
+    say_repairs(report.repairs)
     if report.missing_upos:
         msg.warn(f"{report.missing_upos} outputs have no UPOS: {model} predicts none (no tagger or morphologizer), "
                  "which the UD validator rejects (level 2)")

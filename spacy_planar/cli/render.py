@@ -6,6 +6,7 @@ from typing import List, Optional
 
 import typer
 
+from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, fail, flag, load_pipeline, msg
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import (
@@ -39,7 +40,7 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confi
     if Path(source).is_file() and file_kind(Path(source)) == "conllu":
         if text is not None:
             raise UserError(Errors.E079.format(source=source))
-        vocab = spacy.blank("xx").vocab
+        vocab = spacy.blank(LANG).vocab
         sents = [s for s in read_conllu(source) if s.heads is not None]
         if sentence is not None:
             if not 1 <= sentence <= len(sents):

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional
 import typer
 from thinc.api import Config
 
+from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, msg, read_config
 from spacy_planar.io.conllu import check_input
 from spacy_planar.errors import Errors, UserError
@@ -164,11 +165,11 @@ def language_of(config: Config, overrides: Dict, vectors: Optional[str]) -> Dict
 
     if not vectors or not (Path(vectors) / "meta.json").is_file():
         return {}
-    theirs = srsly.read_json(Path(vectors) / "meta.json").get("lang") or "xx"
-    ours = setting(config, overrides, "nlp", "lang") or "xx"
+    theirs = srsly.read_json(Path(vectors) / "meta.json").get("lang") or LANG
+    ours = setting(config, overrides, "nlp", "lang") or LANG
     if theirs == ours:
         return {}
-    if ours != "xx" or "nlp.lang" in overrides:
+    if ours != LANG or "nlp.lang" in overrides:
         raise UserError(Errors.E131.format(path=vectors, vectors=theirs, pipeline=ours))
     msg.info(f"nlp.lang = {theirs}: the language of the vectors at {vectors} (--nlp.lang sets another)")
     return {"nlp.lang": theirs}

@@ -23,6 +23,7 @@ from typing import List
 
 import typer
 
+from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, fail, flag, msg
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.raw_text import Corpus
@@ -82,7 +83,7 @@ def vectors(
     output_dir: Path = typer.Argument(..., help="Directory for the vectors (a blank pipeline): --paths.vectors"),
     sources: List[Path] = typer.Argument(..., help="Text: plain, .xz, .gz or .bz2 files, CoNLL-U files (their "
                                          "word forms), folders of them"),
-    lang: str = typer.Option("xx", "--lang", "-l", help="Language: its tokenizer splits the text, and the vectors' "
+    lang: str = typer.Option(LANG, "--lang", "-l", help="Language: its tokenizer splits the text, and the vectors' "
                              "pipeline has it"),
     exclude: List[Path] = typer.Option([], "--exclude", "-x", help="Held-out text (a treebank's dev and test "
                                        "CoNLL-U): lines sharing a run of 5 words with it are left out; repeatable"),

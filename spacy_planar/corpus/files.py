@@ -3,13 +3,13 @@ runs and every runner of a corpus's jobs runs, so that an output is byte-identic
 it), written atomically as it goes."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.defaults import BATCH_SIZE
 from spacy_planar.errors import ConlluError, Errors
 from spacy_planar.io.conllu import (
     HEAD_PROBS_KEY,
@@ -37,12 +37,22 @@ PREDICTED_COLUMNS = {"POS": "pos_", "TAG": "tag_", "LEMMA": "lemma_", "MORPH": "
 @dataclass
 class FileReport:
     """What parsing one file gave: its size, and whether its output has UPOS;
-    ``error``: the one-line reason a bad input was skipped (``--skip-invalid``)."""
+    ``error``: the one-line reason a bad input was skipped (``--skip-invalid``);
+    ``repairs``: what the parser repaired in it, by code (``parser/repairs.py``)."""
     path: str
     words: int
     sentences: int
     has_upos: bool
     error: str = ""
+    repairs: Dict[str, int] = field(default_factory=dict)
+
+
+def repair_counts(nlp) -> Counter:
+    """What the pipeline's parsers have repaired so far, by code (each ``planar_parser``'s ``repaired``)."""
+    total: Counter = Counter()
+    for name in nlp.pipe_names:
+        total.update(getattr(nlp.get_pipe(name), "repaired", None) or {})
+    return total
 
 
 # --- one file ------------------------------------------------------------------------
@@ -83,7 +93,7 @@ def sentence_starts(doc) -> Optional[List[bool]]:
 SENTENCE_SPLITTERS = ("senter", "sentencizer")  # factories that set sentences
 
 
-def given_sentences(nlp, docs: Iterable, batch_size: int = BATCH_SIZE, disable: Sequence[str] = ()) -> Iterator:
+def given_sentences(nlp, docs: Iterable, batch_size: Optional[int] = None, disable: Sequence[str] = ()) -> Iterator:
     """``nlp.pipe`` over Docs that are one sentence each (a treebank's):
     the pipeline's sentence splitters are not run on them."""
     splitters = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in SENTENCE_SPLITTERS]
@@ -140,7 +150,7 @@ def read_text(path: Path) -> List[str]:
 CHUNK = 2000
 
 
-def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: int = BATCH_SIZE,
+def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = False, batch_size: Optional[int] = None,
                progress: bool = True, kbest: int = 1, confidence: bool = False,
                keep_input_columns: bool = False, header: str = "") -> FileReport:
     """Parse one file with ``nlp`` and write its CoNLL-U atomically, as it
@@ -161,6 +171,7 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     input_path, output_path = Path(input_path), Path(output_path)
     kind = file_kind(input_path)
     report = FileReport(str(input_path), 0, 0, False)
+    repaired_before = repair_counts(nlp)
     input_upos = False
 
     def counted(docs: Iterable) -> Iterator:
@@ -192,6 +203,7 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
             for text in docs_to_conllu(counted(parsed), kbest, confidence):
                 f.write(text)
     report.has_upos = report.has_upos or (keep_input_columns and input_upos)
+    report.repairs = dict(repair_counts(nlp) - repaired_before)
     return report
 
 

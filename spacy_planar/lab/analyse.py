@@ -10,6 +10,7 @@ from typing import Dict, List
 
 import typer
 
+from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import flag, lab_app, msg, trees_of
 from spacy_planar.io.conllu import read_conllu, roundtrip_diffs
 from spacy_planar.lab.experiments import projectivization_check, tree_transform_check
@@ -175,7 +176,7 @@ def oracle(
 @lab_app.command("roundtrip-check")
 def roundtrip_check(
     files: List[Path] = typer.Argument(..., help="CoNLL-U files"),
-    lang: str = typer.Option("xx", "--lang", "-l"),
+    lang: str = typer.Option(LANG, "--lang", "-l"),
 ) -> None:
     """Check that CoNLL-U -> DocBin -> CoNLL-U gives every sentence back.
 

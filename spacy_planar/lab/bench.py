@@ -16,7 +16,7 @@ import typer
 
 from spacy_planar.cli._app import beam_options, bench_app, flag, load_pipeline, msg, trees_of
 from spacy_planar.corpus.files import given_sentences, input_docs
-from spacy_planar.defaults import BATCH_SIZE
+from spacy_planar.defaults import BATCH_SIZE, LANG
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.lab.analyse import stats_of
@@ -69,7 +69,7 @@ def bench_convert(
 
     from spacy_planar.io.conllu import conllu_to_docs, docs_to_conllu
 
-    vocab = spacy.blank("xx").vocab
+    vocab = spacy.blank(LANG).vocab
     state = {}
 
     def read() -> int:

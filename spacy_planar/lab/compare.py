@@ -1,6 +1,8 @@
 """``compare``: trained pipelines side by side on one treebank, in markdown tables."""
 from __future__ import annotations
 
+from collections import Counter
+
 import json
 import statistics
 import time
@@ -26,6 +28,7 @@ from spacy_planar.eval.metrics import LENGTH_BINS, Scores, paired_bootstrap, sho
 from spacy_planar.io.conllu import atomic_output, read_conllu
 from spacy_planar.io.doc_trees import ud_tree
 from spacy_planar.parser.kbest import KBEST_BEAM
+from spacy_planar.parser.repairs import REPAIRS, summary
 from spacy_planar.parser.pipe import PlanarParser
 from spacy_planar.trees.transforms import apply_transforms, check_transforms
 
@@ -61,8 +64,8 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = BATCH_SIZE, re
     if beam and beam.get("n_best", 1) > 1:
         res["kbest"] = kbest_scores(sents, parsed, beam["n_best"])
     res["words_per_s"] = sum(len(s) for s in sents) / best
-    # sentences whose output the component had to repair (extra roots attached after decoding), per parse
-    res["repaired"] = sum(sum(p.repaired.values()) for p in parsers) / max(repeats, 1)
+    # what the component had to repair to keep its output valid, by code (parser/repairs.py), per parse
+    res["repaired"] = {code: n / max(repeats, 1) for code, n in sum((p.repaired for p in parsers), Counter()).items()}
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None
     return res
@@ -277,10 +280,10 @@ def compare(
         runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats,
                                                         beam=beams_of.get(name), touched=touched))
     lines = main_table(runs, gold, anchor)
-    repaired = {name: statistics.mean(x["repaired"] for x in rs) for name, rs in runs.items()}
-    if any(repaired.values()):
-        lines += ["", "Sentences whose extra roots the component attached after decoding (mean per parse): "
-                  + ", ".join(f"{name} {n:g}" for name, n in repaired.items())]
+    for name, rs in runs.items():
+        repaired = {code: statistics.mean(x["repaired"].get(code, 0) for x in rs) for code in REPAIRS}
+        if any(repaired.values()):
+            lines += ["", f"What {name}'s parser repaired (mean per parse, by code): " + "; ".join(summary(repaired))]
     if by_length:
         lines += ["", length_table(runs), "", long_arc_table(runs)]
     if labels or touched:

@@ -57,11 +57,12 @@ def search_errors(model_dir: Path, gold: Path, widths: Sequence[int]) -> List[Di
     docs = list(given_sentences(nlp, input_docs(nlp, sents), disable=[name]))
     gold_trees = [(list(s.heads), list(s.deprels)) for s in sents]
     # scored as the model was trained (its tree transforms applied), compared in UD
-    names = parser.cfg.get("tree_transforms") or []
+    names = parser.settings.tree_transforms
     gold_score = derivation_scores(parser, docs, [apply_transforms(names, *g) for g in gold_trees])
     out = []
     for width in widths:
-        chosen = [units[0][1] for units in parser.predict(docs, beam_width=int(width))]
+        # each chosen tree in the transforms' terms, as the model derives it (the system's decoding alone)
+        chosen = [parser.system.decode_tree(*units[0][1]) for units in parser.predict(docs, beam_width=int(width))]
         wrong = [i for i, (c, g) in enumerate(zip(chosen, gold_trees)) if restore(names, *c) != g]
         chosen_score = derivation_scores(parser, [docs[i] for i in wrong], [chosen[i] for i in wrong])
         # a chosen tree whose static derivation needs a lift the parser never saw (its own derivation lifted

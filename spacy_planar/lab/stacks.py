@@ -12,10 +12,11 @@ from spacy_planar.cli._app import fail, flag, lab_app, load_pipeline, msg
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors
 from spacy_planar.io.conllu import read_conllu
+from spacy_planar.parser.driver import greedy_parse
 
 
 class EndOfBuffer:
-    """A parse observer (``PlanarParser.predict(docs, observer=...)``): the words on the active
+    """A parse observer (``driver.greedy_parse(..., observer=...)``): the words on the active
     stack when each sentence's buffer first empties, and the moves made
     after that. A greedy parser that shifts where it should attach reaches
     the end of the buffer with fuller stacks, and must then sort them out
@@ -70,7 +71,10 @@ def stacks(
     observer = EndOfBuffer()
     name, parser = pipes[0]
     docs = list(given_sentences(nlp, input_docs(nlp, sents), disable=[name]))
-    parser.predict(docs, observer=observer)  # one batch: a unit's offset names it
+    scorer = parser.model.predict(docs)  # one batch, one sentence a Doc: a unit's first token names it
+    offsets = np.cumsum([0] + [len(doc) for doc in docs])[:-1]
+    greedy_parse(parser.system, lambda *x: parser.model.ops.to_numpy(scorer(*x)), [len(doc) for doc in docs],
+                 offsets, finish=parser.settings.single_root, observer=observer)
     res = observer.summary()
     if as_json:
         print(json.dumps(res, indent=2))

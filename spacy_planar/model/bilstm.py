@@ -42,6 +42,10 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.model import _lstm
 
 
+# the LSTMs' DropConnect rate, under a name of its own: spaCy's ``set_dropout_rate`` sets ``dropout_rate``
+DROP_CONNECT = "drop_connect"
+
+
 @registry.architectures("spacy-planar.BiLSTMEncoder.v1")
 def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_depth: int = 2,
                          window_size: int = 1, maxout_pieces: int = 3) -> Model[List[Floats2d], List[Floats2d]]:
@@ -49,11 +53,11 @@ def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_d
     window-CNN layers (none with 0), then ``x + BiLSTM(x)`` (``depth``
     layers, ``width // 2`` units each way), layer-normalised.
 
-    ``dropout`` is the DropConnect rate until a trainer sets it: spaCy's
-    components set every layer's ``dropout_rate`` to ``training.dropout``
-    at each update, so under ``spacy train`` that setting is the rate
-    (measured: ``encode.dropout`` 0.33 trained the accurate tier to the
-    same weights as 0.1; docs/decisions.md, 2026-11-27)."""
+    ``dropout``: the LSTMs' DropConnect rate while training, as given (the
+    shipped configs give ``${training.dropout}``). It is kept apart from
+    the ``dropout_rate`` that spaCy's components set on every layer at each
+    update, which once overwrote it without a word (docs/decisions.md,
+    2026-11-27); the window CNN's layers, spaCy's own, still take that."""
     if width % 2:
         raise UserError(Errors.E128.format(width=width))
     layers = [bidirectional(width, width, dropout) for _ in range(depth)]
@@ -90,7 +94,7 @@ def lstm(nO: int, nI: int, dropout: float, reverse: bool = False) -> Model[List[
     ``W x + U h + b`` (the forget gate's bias starts at 1), ``c = f c' + i
     z``, ``h = o tanh(c)``, from zero states; DropConnect ``dropout`` on W
     and U while training."""
-    return Model("lstm", lstm_forward, dims={"nO": nO, "nI": nI}, attrs={"dropout_rate": dropout, "reverse": reverse},
+    return Model("lstm", lstm_forward, dims={"nO": nO, "nI": nI}, attrs={DROP_CONNECT: dropout, "reverse": reverse},
                  params={"W": None, "U": None, "b": None}, init=lstm_init)
 
 
@@ -141,7 +145,7 @@ def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List
     if not sum(lengths):
         return [ops.alloc2f(0, nO) for _ in Xs], lambda dYs: [ops.alloc2f(0, nI) for _ in Xs]
     W, U, b = (model.get_param(name) for name in ("W", "U", "b"))
-    rate = model.attrs["dropout_rate"] if is_train else 0.0
+    rate = model.attrs[DROP_CONNECT] if is_train else 0.0
     masks = [ops.get_dropout_mask(P.shape, rate) for P in (W, U)] if rate else None
     if masks is not None:
         W, U = W * masks[0], U * masks[1]

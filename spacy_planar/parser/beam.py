@@ -18,7 +18,7 @@ from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
-from spacy_planar.errors import Errors, UserError, unexpected
+from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.parser.oracles import Oracle
 from spacy_planar.parser.systems.base import TransitionSystem, Tree
 from spacy_planar.parser.systems.state import INT, States
@@ -118,12 +118,12 @@ class Beam:
         first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]])
         done = np.logical_and.reduceat(self.system.is_final(self.st), first)
         new = first[done & ~self.recorded[sent[first]]]
-        for r, tree in zip(new, self.system.output_trees(self.st, new)):
+        for r, tree in zip(new, self.system.output_trees(self.st, new, decode=False)):
             self.trees[sent[r]] = tree
         if self.keep_all and len(new):
             end = np.r_[first[1:], len(sent)]
             rows = np.concatenate([np.arange(r, end[first == r][0]) for r in new])
-            for r, tree in zip(rows, self.system.output_trees(self.st, rows)):
+            for r, tree in zip(rows, self.system.output_trees(self.st, rows, decode=False)):
                 n = len(tree[0])
                 self.kbest[sent[r]].append((float(self.total[r]), tree, self.arc_logp[r, 1:n + 1].tolist()))
         self.recorded[sent[new]] = True
@@ -272,7 +272,7 @@ def _beam_gradient(finals, nodes_parent, nodes_state, nodes_action, inputs, vali
     loss = 0.0
     missing = sum(not is_gold.any() for _, _, is_gold in finals)
     if missing:  # the gold sequence is always among them
-        unexpected(Errors.E094.format(system="beam training", count=missing))
+        unexpected(Warnings.W094.format(system="beam training", count=missing))
     for nodes, totals, is_gold in finals:
         if not is_gold.any():
             continue

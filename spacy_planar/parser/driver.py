@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.errors import Errors, UnexpectedError, debugging, unexpected
+from spacy_planar.errors import Errors, UnexpectedError, Warnings, debugging, unexpected
 from spacy_planar.parser.beam import Beam, BeamRun, GoldBeam
 from spacy_planar.parser.catalog import make_oracle
 from spacy_planar.parser.oracles import Oracle
@@ -33,13 +33,13 @@ Chooser = Callable[[States, Optional[Oracle], np.ndarray, np.ndarray, np.ndarray
 
 
 def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Optional[Oracle] = None,
-          offsets: Optional[np.ndarray] = None, keep_trees: bool = False, decode: bool = True, bounded: bool = False,
+          offsets: Optional[np.ndarray] = None, keep_trees: bool = False, bounded: bool = False,
           compact_below: float = COMPACT_BELOW, observer: Optional[Callable] = None) -> List[Optional[Tree]]:
     """Run ``choose`` until every state is final (or has no valid action).
 
     ``offsets``: each row's first token among the batch's tokens (features);
-    ``keep_trees``: return the output tree of every row (else Nones),
-    decoded into the treebank's terms unless ``decode`` is False;
+    ``keep_trees``: return the output tree of every row (else Nones), in
+    the system's terms (``codec.TreeCodec.decode`` brings them back to UD);
     ``bounded``: raise UnexpectedError if a state outlives ``system.max_steps``;
     ``observer(system, states, actions (-1: none), offsets)``: called after
     each step (diagnostics: ``spacy-planar stacks``)."""
@@ -55,7 +55,7 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
         if done.all() or (~done).sum() < compact_below * st.B:
             if keep_trees:
                 finished = np.flatnonzero(done)
-                for r, tree in zip(finished, system.output_trees(st, finished, decode)):
+                for r, tree in zip(finished, system.output_trees(st, finished, decode=False)):
                     trees[rows[r]] = tree
             if done.all():
                 return trees
@@ -118,7 +118,7 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
         counts[:] += np.bincount(moves[here], minlength=len(names))
         return actions
 
-    run.trees = drive(system, st, choose, oracle=oracle, keep_trees=keep_trees, decode=False, bounded=True)
+    run.trees = drive(system, st, choose, oracle=oracle, keep_trees=keep_trees, bounded=True)
     run.moves = Counter({names[m]: int(c) for m, c in enumerate(counts) if c})
     return run
 
@@ -203,14 +203,14 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
     final state of its beam as (total log-probability, tree, per word the
     log-probability of the move that gave it its head), best first.
     ``lost``: a list that gets the sentences that fell out of their beam
-    (never expected: reported, E093) and were parsed greedily instead."""
+    (never expected: reported, W093) and were parsed greedily instead."""
     st = system.init_states(lengths, finish=finish, tags=tags)
     beam = Beam(system, st, offsets, beam_width, density=density, merge=merge, keep_all=finals is not None)
     while not beam.done:
         beam.advance(score)
     fell_out = [k for k, tree in enumerate(beam.trees) if tree is None]
     if fell_out:  # a beam always has a move
-        unexpected(Errors.E093.format(system=system.name, count=len(fell_out), sentences=len(lengths)))
+        unexpected(Warnings.W093.format(system=system.name, count=len(fell_out), sentences=len(lengths)))
         lost_tags = [tags[k] for k in fell_out] if tags is not None else None
         for k, tree in zip(fell_out, greedy_parse(system, score, [lengths[k] for k in fell_out], offsets[fell_out],
                                                   finish, tags=lost_tags)):

@@ -14,14 +14,13 @@ pipeline does for ``parse`` (``parse --ensemble``).
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Sequence
+from typing import Iterable, Iterator, List, Optional, Sequence
 
 from spacy.language import Language
 from spacy.pipeline import EditTreeLemmatizer, Tagger
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from spacy_planar.defaults import BATCH_SIZE
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.parser.ensembles import EnsembleScorer, member_doc
 from spacy_planar.parser.pipe import PlanarParser
@@ -66,9 +65,10 @@ class Ensemble:
     def __call__(self, text) -> Doc:
         return next(self.pipe([text]))
 
-    def pipe(self, texts: Iterable, batch_size: int = BATCH_SIZE, disable: Sequence[str] = ()) -> Iterator[Doc]:
-        """``Language.pipe``'s: texts or Docs in, annotated Docs out."""
-        for batch in minibatch(texts, batch_size):
+    def pipe(self, texts: Iterable, batch_size: Optional[int] = None, disable: Sequence[str] = ()) -> Iterator[Doc]:
+        """``Language.pipe``'s: texts or Docs in, annotated Docs out
+        (``batch_size``: the first pipeline's by default)."""
+        for batch in minibatch(texts, batch_size or self.nlp.batch_size):
             yield from self._annotate([self.nlp.make_doc(t) if isinstance(t, str) else t for t in batch],
                                       set(disable))
 

@@ -33,6 +33,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_planar.defaults import TEMPERATURE
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.eval.metrics import calibration, same_arcs
 
@@ -45,7 +46,7 @@ KBEST_BEAM = 8
 
 
 def distinct_parses(finals: Sequence[Tuple],
-                    temperature: float = 1.0) -> List[Parse]:
+                    temperature: float = TEMPERATURE) -> List[Parse]:
     """The distinct trees of a beam's final states ``(total, (heads,
     labels), ...)``, each with its probability under the beam's distribution at
     ``temperature``, most probable first (ties: the beam's order). The first
@@ -131,7 +132,7 @@ CONFIDENCE = "marginal x move x sqrt(sentence's moves)"
 def uncalibrated() -> dict:
     """The calibration of a parser not calibrated: temperature 1, no map (the
     confidences as they are); what ``spacy-planar calibrate`` replaces."""
-    return {"temperature": 1.0, "x": [], "y": []}
+    return {"temperature": TEMPERATURE, "x": [], "y": []}
 
 
 def calibrated(scores: np.ndarray, calibration: Optional[dict]) -> np.ndarray:
@@ -172,7 +173,7 @@ def fit_calibration(sentences: Sequence[Held],
         if best is None or brier < best["brier"]:
             best = {"temperature": float(t), "x": kx, "y": ky, "confidence": CONFIDENCE, "brier": brier,
                     "ece": calibration(mapped, y).ece}
-    best["ece_raw"] = calibration(*_scores_and_truth(sentences, 1.0)).ece
+    best["ece_raw"] = calibration(*_scores_and_truth(sentences, TEMPERATURE)).ece
     return best
 
 

@@ -11,15 +11,13 @@ import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
-from spacy_planar.errors import Errors, unexpected
 from spacy_planar.io.conllu import HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
+from spacy_planar.parser import repairs
 from spacy_planar.parser.driver import batches, beam_parse, greedy_parse
 from spacy_planar.parser.kbest import arc_confidence, calibrated, distinct_parses
+from spacy_planar.parser.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.state import INT
-from spacy_planar.trees.algorithms import are_trees, one_root
-from spacy_planar.trees.pseudoproj import undecorate
-from spacy_planar.trees.transforms import restored
 
 Unit = Tuple[int, int, int]  # (Doc, start, end)
 
@@ -49,11 +47,11 @@ def units(doc: Doc) -> List[Tuple[int, int]]:
     return [(0, len(doc))]
 
 
-def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], cfg: Dict,
-               observer: Optional[Callable] = None, repaired: Optional[Counter] = None) -> List[List]:
+def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], settings: ParserSettings,
+               repaired: Optional[Counter] = None) -> List[List]:
     """The trees of the units ``found`` of ``docs``, per Doc ((start, end),
     tree), scored by ``scorer`` (the model's ``StateScorer`` over the Docs'
-    tokens) with the component's settings ``cfg``; ``repaired`` counts the
+    tokens) with the component's ``settings``; ``repaired`` counts the
     units parsed greedily because they fell out of their beam. Whitespace
     tokens are not parsed (``with_whitespace``); the loop keeps BLAS on one
     thread."""
@@ -65,7 +63,7 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
     score = lambda *x: ops.to_numpy(scorer(*x))  # noqa: E731
     with one_blas_thread():
         if not spaced:
-            parse_units(system, score, docs, found, out, cfg, observer, repaired=repaired)
+            parse_units(system, score, docs, found, out, settings, repaired=repaired)
             return out
         doc_start = np.cumsum([0] + [len(d) for d in docs])
         compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
@@ -77,12 +75,12 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
                 row = int(compact[doc_start[k] + s + w[0]])
                 units_read.append((k, row, row + len(w)))
                 tokens[k, row] = s + w
-        parse_units(system, score, docs, units_read, parsed, cfg, observer, starts=np.zeros(len(docs), dtype=INT),
+        parse_units(system, score, docs, units_read, parsed, settings, starts=np.zeros(len(docs), dtype=INT),
                     tokens=tokens, repaired=repaired)
         trees = iter((tree, alts) for doc_trees in parsed for _, tree, alts in doc_trees)
         for (k, s, e), w in zip(found, words):
             tree, alts = next(trees) if len(w) else (([], []), None)
-            spaced_tree = lambda t: with_whitespace(t, w, e - s, cfg["extra_root_label"], cfg["root_label"])  # noqa
+            spaced_tree = lambda t: with_whitespace(t, w, e - s, settings.extra_root_label, settings.root_label)  # noqa
             out[k].append(((s, e), spaced_tree(tree),
                            None if alts is None else [(total, spaced_tree(t), spaced_scores(local, w, e - s))
                                                       for total, t, local in alts]))
@@ -90,7 +88,7 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
 
 
 def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], found: List[Unit], out: List,
-                cfg: Dict, observer: Optional[Callable] = None, starts: Optional[np.ndarray] = None,
+                settings: ParserSettings, starts: Optional[np.ndarray] = None,
                 tokens: Optional[Dict] = None, repaired: Optional[Counter] = None) -> None:
     """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
     of similar length, their trees into ``out`` (one list per Doc, each
@@ -99,9 +97,9 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
     ``n_best`` is 1)); the scorer's rows of a Doc's tokens begin at ``starts`` (default: the Docs'
     tokens one after another). With ``tokens`` the units are rows of the
     scorer, ``tokens[Doc, start]`` naming their tokens in the Doc;
-    ``repaired`` counts the units that fell out of their beam (``FELL_OUT``)."""
+    ``repaired`` counts the units that fell out of their beam (``repairs.FELL_OUT``)."""
     doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
-    width = cfg["beam_width"]
+    width = settings.beam_width
     # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
     use_tags = system.wants_tags()
     has_pos = [use_tags and doc.has_annotation("POS") for doc in docs]
@@ -114,16 +112,16 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
         if use_tags:  # "" where a Doc has no POS: restricts nothing
             tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
                     if has_pos[k] else [""] * (e - s) for k, s, e in group]
-        finals = [] if width > 1 and cfg["n_best"] > 1 else None
+        finals = [] if width > 1 and settings.n_best > 1 else None
         if width > 1:
             lost: List[int] = []
-            trees = beam_parse(system, score, lengths, offsets, width, density=cfg["beam_density"],
-                               merge=cfg["beam_merge"], finish=cfg["single_root"], tags=tags, finals=finals, lost=lost)
+            trees = beam_parse(system, score, lengths, offsets, width, density=settings.beam_density,
+                               merge=settings.beam_merge, finish=settings.single_root, tags=tags, finals=finals,
+                               lost=lost)
             if repaired is not None:
-                repaired[FELL_OUT] += len(lost)
+                repaired[repairs.FELL_OUT] += len(lost)
         else:
-            trees = greedy_parse(system, score, lengths, offsets, finish=cfg["single_root"], observer=observer,
-                                 tags=tags)
+            trees = greedy_parse(system, score, lengths, offsets, finish=settings.single_root, tags=tags)
         for i, ((k, s, e), tree) in enumerate(zip(group, trees)):
             out[k].append(((s, e), tree, None if finals is None else finals[i]))
 
@@ -161,97 +159,13 @@ def spaced_scores(local: List[float], words: np.ndarray, n: int) -> List[float]:
     return out.tolist()
 
 
-# the units a beam lost, parsed greedily instead (driver.beam_parse, E093)
-FELL_OUT = "sentences that fell out of the beam, parsed greedily"
-# what output_trees repairs, by the name ``repaired`` counts it under, and the message that reports it
-REPAIRS = {
-    "inverse transforms that broke the tree": Errors.E096,
-    "k-best alternatives kept as parsed (inverse transforms)": Errors.E098,
-    "k-best alternatives left out": Errors.E097,
-    "extra roots": Errors.E090,
-    "not trees": Errors.E091,
-}
-
-
-def output_trees(predictions: List[List], system: TransitionSystem, cfg: Dict, name: str,
-                 repaired: Counter) -> Tuple[np.ndarray, List[str], List[int], List[Optional[List]]]:
-    """The units' trees in UD terms, concatenated: (heads, labels, lengths),
-    and per unit its beam's final states in UD terms (``ud_alternatives``;
-    None where ``n_best`` is 1). Each tree is brought back through the tree
-    transforms (the last first) and checked. Whatever is repaired (never
-    expected, ``REPAIRS``) is counted in ``repaired`` and reported
-    (``errors.unexpected``): an inverse that would not leave a tree keeps
-    the tree as parsed; extra roots (every system builds one root under
-    ``single_root``) are attached by ``one_root``; a unit that is not a
-    tree becomes a flat one."""
-    all_heads: List[int] = []
-    all_labels: List[str] = []
-    lengths: List[int] = []
-    alternatives: List[Optional[List]] = []
-    transforms = cfg.get("tree_transforms") or []
-    found: Counter = Counter()
-    for doc_units in predictions:
-        for _, (heads, labels), finals in sorted(doc_units, key=lambda unit: unit[0]):
-            if transforms:  # back to UD, the last transform first (after the system's decoding)
-                (heads, labels), ok = restored(transforms, heads, labels)
-                found["inverse transforms that broke the tree"] += not ok
-            if cfg["single_root"] and sum(1 for h in heads if h == 0) > 1:
-                found["extra roots"] += 1
-                heads, labels = one_root(heads, labels, cfg["root_label"], cfg["extra_root_label"])
-            all_heads.extend(heads)
-            all_labels.extend(labels)
-            lengths.append(len(heads))
-            alternatives.append(None if finals is None else ud_alternatives(finals, transforms, cfg, found))
-    heads = np.asarray(all_heads, dtype=np.int64)
-    bounds = np.cumsum([0] + lengths)
-    broken = np.flatnonzero(~are_trees(heads, lengths)) if lengths else []
-    found["not trees"] += len(broken)
-    for u in broken:
-        a, b = bounds[u], bounds[u + 1]
-        heads[a:b] = [0] + [1] * int(b - a - 1)
-        all_labels[a:b] = [cfg["root_label"]] + [cfg["extra_root_label"]] * int(b - a - 1)
-        alternatives[u] = None
-    report_repairs(found, repaired, name, len(lengths), cfg, transforms)
-    return heads, [undecorate(label) for label in all_labels], lengths, alternatives
-
-
-def report_repairs(found: Counter, repaired: Counter, name: str, units: int, cfg: Dict, transforms: List[str]) -> None:
-    """Add what was repaired to ``repaired`` (each kind of ``REPAIRS``, 0
-    too) and report each kind found (``errors.unexpected``)."""
-    for kind, message in REPAIRS.items():
-        repaired[kind] += found[kind]
-        if found[kind]:
-            unexpected(message.format(name=name, count=found[kind], units=units, label=cfg["extra_root_label"],
-                                      transforms=transforms))
-
-
-def ud_alternatives(finals: List, transforms: List[str], cfg: Dict, found: Counter) -> List:
-    """A beam's final states (total, tree, move log-probabilities) in UD
-    terms, as ``output_trees`` brings back the best: through the transforms
-    (which move no word, so the log-probabilities stay; one whose inverse
-    would not leave a tree kept as parsed, counted), labels undecorated;
-    only trees (with one root under ``single_root``): one that is not
-    (never expected) is left out and counted."""
-    out = []
-    for total, (heads, labels), local in finals:
-        if transforms:
-            (heads, labels), ok = restored(transforms, heads, labels)
-            found["k-best alternatives kept as parsed (inverse transforms)"] += not ok
-        if not are_trees(np.asarray(heads, dtype=np.int64), [len(heads)])[0] or (
-                cfg["single_root"] and sum(1 for h in heads if h == 0) != 1):
-            found["k-best alternatives left out"] += 1
-            continue
-        out.append((total, (list(heads), [undecorate(label) for label in labels]), local))
-    return out
-
-
 def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labels: List[str], lengths: List[int],
                alternatives: List[Optional[List]], n_best: int, calibration: Dict) -> None:
     """Each unit's ``n_best`` most probable distinct parses, each word's arc
     probability (``kbest.py``: its confidence at the ``calibration``'s
     temperature, through its map) and the log-probability of the move that
     gave it its head, into its Doc's ``user_data`` (``extensions.py``), in
-    ``output_trees``' order of units."""
+    ``codec.TreeCodec.output_trees``' order of units."""
     temperature = calibration["temperature"]
     where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]
     bounds = np.cumsum([0] + lengths)

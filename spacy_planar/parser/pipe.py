@@ -12,6 +12,7 @@ boundaries (one per root).
 """
 import warnings
 from collections import Counter
+from dataclasses import replace
 from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -25,19 +26,19 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
 from spacy_planar import model as _model  # noqa: F401  (registers the architecture)
-from spacy_planar.defaults import ROOT_LABEL
-from spacy_planar.errors import Errors, UserError, unexpected
+from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.parser.ensembles import Teachers
 from spacy_planar.parser.extensions import register as register_extensions
-from spacy_planar.parser.kbest import uncalibrated
-from spacy_planar.parser.parsing import output_trees, parse_docs, set_parses, units
+from spacy_planar.parser.codec import TreeCodec
+from spacy_planar.parser.parsing import parse_docs, set_parses, units
+from spacy_planar.parser.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.registry import Configured
 from spacy_planar.parser.training import Span, Trainer, beam_loss, loss_towards
 from spacy_planar.trees.algorithms import first_sets
 from spacy_planar.trees.pseudoproj import undecorate
-from spacy_planar.trees.transforms import check_transforms, clean_label
+from spacy_planar.trees.transforms import clean_label
 
 register_extensions()
 
@@ -60,53 +61,54 @@ class PlanarParser(TrainablePipe):
         self.name = name
         self.make_system = transition_system
         self.scorer = scorer
-        for option, value in (("exploration", exploration), ("exploration_nonprojective", exploration_nonprojective)):
-            if value is not None and not 0.0 <= value <= 1.0:
-                raise UserError(Errors.E061.format(name=name, option=option, value=value))
-        if not transition_system.cls.dynamic_oracle and (exploration or exploration_nonprojective):
-            raise UserError(Errors.E064.format(name=name))
-        if beam_update not in ("local", "global"):
-            raise UserError(Errors.E065.format(name=name, value=beam_update))
-        if int(beam_width) < 1 or not 0.0 <= beam_density < 1.0:
-            raise UserError(Errors.E062.format(name=name, width=beam_width, density=beam_density))
-        if not 1 <= int(n_best) <= int(beam_width):
-            raise UserError(Errors.E066.format(name=name, n_best=n_best, width=beam_width))
-        self.cfg = {"tree_transforms": check_transforms(tree_transforms), "labels": [],
-                    "root_label": root_label or ROOT_LABEL, "single_root": single_root,
-                    "extra_root_label": extra_root_label, "exploration": exploration,
-                    "exploration_nonprojective": exploration_nonprojective,
-                    "exploration_keep_order": bool(exploration_keep_order),
-                    "beam_width": int(beam_width), "beam_density": float(beam_density),
-                    "beam_merge": bool(beam_merge), "beam_update": beam_update, "n_best": int(n_best),
-                    "calibration": uncalibrated(),
-                    "system": transition_system.to_dict()}
-        self._learn_root_label = root_label is None
+        self.settings = ParserSettings.from_options(
+            name, transition_system.to_dict(), transition_system.cls.dynamic_oracle, root_label=root_label,
+            tree_transforms=list(tree_transforms), single_root=single_root, extra_root_label=extra_root_label,
+            exploration=exploration, exploration_nonprojective=exploration_nonprojective,
+            exploration_keep_order=exploration_keep_order, beam_width=beam_width, beam_density=beam_density,
+            beam_merge=beam_merge, beam_update=beam_update, n_best=n_best)
         self._system: Optional[TransitionSystem] = None
-        self.trainer = Trainer(self.cfg["root_label"], self.cfg["tree_transforms"], single_root)
-        # parsed sentences whose output was repaired, by reason (parsing.REPAIRS, parsing.FELL_OUT)
+        self._codec: Optional[TreeCodec] = None
+        self.trainer = Trainer(self.settings)
+        # parsed sentences whose output was repaired, by the code of the repair (repairs.py)
         self.repaired: Counter = Counter()
         self.teachers = None  # ensembles.Teachers, where initialize is given them
+
+    @property
+    def cfg(self) -> Dict:
+        """The settings as the component saves them (``settings.ParserSettings.to_dict``); read only."""
+        return self.settings.to_dict()
 
     # --- the transition system and labels ---------------------------------------
     @property
     def system(self) -> TransitionSystem:
         if self._system is None:
             # with the templates the model was trained with, and top-down's FIRST sets
-            learned = {"features": self.cfg.get("features"), "label_features": self.cfg.get("label_features")}
+            s = self.settings
+            learned = {"features": s.features, "label_features": s.label_features}
             if self.make_system.cls.reads_tags:
-                learned["first"] = self.cfg.get("first")
-            self._system = self.make_system(self.cfg["labels"], self.cfg["root_label"], **learned)
+                learned["first"] = s.first
+            self._system = self.make_system(s.labels, s.root_label, **learned)
         return self._system
+
+    @property
+    def codec(self) -> TreeCodec:
+        """A tree's way into the system and back out (``codec.py``)."""
+        if self._codec is None:
+            self._codec = TreeCodec(self.system, self.settings)
+        return self._codec
 
     def _reset(self) -> None:
         """The labels or the root label changed: rebuild the system, forget the oracle cache."""
         self._system = None
-        self.trainer.clear(self.cfg["root_label"])
+        self._codec = None
+        self.trainer.clear()
 
     @property
     def labels(self) -> Tuple[str, ...]:
         """The dependency labels, plain (pseudo-projective marks stay inside)."""
-        return tuple(sorted({clean_label(undecorate(l)) for l in self.cfg["labels"]} | {self.cfg["root_label"]}))
+        s = self.settings
+        return tuple(sorted({clean_label(undecorate(label)) for label in s.labels} | {s.root_label}))
 
     @property
     def label_data(self) -> List[str]:
@@ -118,9 +120,9 @@ class PlanarParser(TrainablePipe):
         return self.trainer.skipped
 
     def add_label(self, label: str) -> int:
-        if label in self.cfg["labels"]:
+        if label in self.settings.labels:
             return 0
-        self.cfg["labels"] = sorted(set(self.cfg["labels"]) | {label})
+        self.settings.labels = sorted(set(self.settings.labels) | {label})
         self._reset()
         return 1
 
@@ -153,7 +155,7 @@ class PlanarParser(TrainablePipe):
         """The labels, root label, feature templates and model from the
         training data. ``teachers``: pipelines of this config trained on the
         same treebank (other seeds) whose ensemble the parser learns from
-        (``distill.py``: their move distributions as soft targets, mixed with
+        (``ensembles.py``: their move distributions as soft targets, mixed with
         the oracle's by ``teacher_weight``); set in ``[initialize.components.NAME]``."""
         validate_get_examples(get_examples, "PlanarParser.initialize")
         self.teachers = Teachers(teachers, self.name, teacher_weight) if teachers else None
@@ -162,10 +164,12 @@ class PlanarParser(TrainablePipe):
             for tok in eg.reference:
                 if eg.reference.has_annotation("DEP") and tok.head.i == tok.i:
                     roots[tok.dep_] += 1
-        if roots and self._learn_root_label:
-            self.cfg["root_label"] = roots.most_common(1)[0][0]
+        settings = self.settings
+        if roots and settings.learn_root_label:
+            settings.root_label = roots.most_common(1)[0][0]
         self._reset()
-        probe = self.make_system([], self.cfg["root_label"])
+        probe = self.make_system([], settings.root_label)
+        codec = TreeCodec(probe, settings)
         found = set(labels or []) | set(self.teachers.labels if self.teachers else [])
         # top-down's FIRST lookahead (Hayashi et al. 2012, section 5.4): from the trees the system
         # derives and the reference UPOS, where every reference has POS
@@ -173,23 +177,23 @@ class PlanarParser(TrainablePipe):
         for eg in get_examples():
             if tagged is not None and not eg.reference.has_annotation("POS"):
                 tagged = None
-            for (start, end), tree in self.trainer.gold_trees(eg) or []:
-                heads, tree_labels = probe.prepare_tree(*tree)
+            for (start, end), tree in self.trainer.gold_trees(eg, codec) or []:
+                heads, tree_labels = codec.encode(tree)
                 found.update(tree_labels)
                 if tagged is not None and len(eg.predicted) == len(eg.reference):
                     tagged.append((heads, [t.pos_ for t in eg.reference[start:end]]))
-        self.cfg["labels"] = sorted(found - {self.cfg["root_label"]})
+        settings.labels = sorted(found - {settings.root_label})
         if probe.reads_tags:
             first = first_sets(tagged) if tagged else {}
-            self.cfg["first"] = {t: sorted(ts) for t, ts in first.items()} or None
-        self.cfg["features"] = list(probe.features)
-        self.cfg["label_features"] = list(probe.label_features)
+            settings.first = {t: sorted(ts) for t, ts in first.items()} or None
+        settings.features = list(probe.features)
+        settings.label_features = list(probe.label_features)
         self._reset()
         self._resize()
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         self.model.initialize(X=sample)
         if self.teachers is not None:
-            self.teachers.check(self.cfg)
+            self.teachers.check(settings.to_dict())
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -216,7 +220,7 @@ class PlanarParser(TrainablePipe):
         offset = 0
         outside, extra_roots, skipped = self.trainer.outside, 0, Counter(self.trainer.skipped)
         for eg in examples:
-            trees = self.trainer.gold_trees(eg)
+            trees = self.trainer.gold_trees(eg, self.codec)
             if not trees:
                 continue
             extra_roots += sum(self.system.extra_roots(tree[0]) for _, tree in trees)
@@ -227,23 +231,23 @@ class PlanarParser(TrainablePipe):
             starts.append(offset)
             offset += len(eg.predicted)
         if self.trainer.outside > outside:
-            unexpected(Errors.E095.format(name=self.name, count=self.trainer.outside - outside))
+            unexpected(Warnings.W095.format(name=self.name, count=self.trainer.outside - outside))
         left_out = self.trainer.skipped - skipped
         if left_out:  # the data's (a sentence without a parse, other words), not the code's: a warning
-            warnings.warn(Errors.E099.format(name=self.name, count=sum(left_out.values()),
+            warnings.warn(Warnings.W099.format(name=self.name, count=sum(left_out.values()),
                                              reasons=", ".join(f"{n} {why}" for why, n in sorted(left_out.items()))),
                           UserWarning, stacklevel=2)
         if extra_roots:
-            unexpected(Errors.E125.format(name=self.name, count=extra_roots, system=self.system.name))
+            unexpected(Warnings.W125.format(name=self.name, count=extra_roots, system=self.system.name))
         if not docs:
             return losses
         set_dropout_rate(self.model, drop)
         scorer, backprop = self.model.begin_update(docs)
         score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731  (no gradient: the runs' choices)
-        steps = [self.trainer.static_steps(self.system, docs, static, starts)]
+        steps = [self.trainer.static_steps(self.codec, docs, static, starts)]
         if any(exploring):
-            steps.append(self.trainer.exploring_steps(self.system, score, exploring, starts,
-                                                      self.cfg["exploration_keep_order"]))
+            steps.append(self.trainer.exploring_steps(self.codec, score, exploring, starts,
+                                                      self.settings.exploration_keep_order))
         steps = [part for part in steps if part is not None]
         if not steps:
             return losses
@@ -259,9 +263,9 @@ class PlanarParser(TrainablePipe):
         else:
             d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
         d_table = bp_states(d_scores)
-        if self.cfg.get("beam_update") == "global":
+        if self.settings.beam_update == "global":
             every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
-            run = self.trainer.beam_run(self.system, score, every, starts, self.cfg["beam_width"])
+            run = self.trainer.beam_run(self.codec, score, every, starts, self.settings.beam_width)
             if len(run.mass):
                 b_scores, bp_beam = scorer.begin_update(*run.inputs)
                 d_table = _add_grads(d_table, bp_beam(beam_loss(self.model.ops, b_scores, run)))
@@ -274,44 +278,42 @@ class PlanarParser(TrainablePipe):
 
     def _exploration_of(self, heads: Sequence[int]) -> float:
         """The probability of exploring when training on this gold tree."""
-        explore_np = self.cfg.get("exploration_nonprojective")
+        explore_np = self.settings.exploration_nonprojective
         if explore_np is None or self.trainer.is_projective(heads):
-            return self.cfg["exploration"]
+            return self.settings.exploration
         return explore_np
 
     def get_loss(self, examples, scores):
         raise NotImplementedError("PlanarParser computes its loss inside update()")
 
     # --- parsing -----------------------------------------------------------------------
-    def predict(self, docs: Iterable[Doc], *, beam_width: Optional[int] = None,
-                observer: Optional[Callable] = None, scorer=None) -> List[List[Tuple[Span, Tree]]]:
-        """The tree of every unit of ``docs`` (``parsing.parse_docs``).
-        For diagnostics, this call only: ``beam_width`` in place of the
-        component's (``spacy-planar search-errors``); ``observer``, called
-        after each parse step as observer(system, states, the actions just
-        applied (-1: none), token offsets naming the units) (``spacy-planar
-        stacks``). ``scorer``: the moves' scores over the Docs' tokens in
-        place of the model's (``ensemble.EnsembleScorer``)."""
+    def predict(self, docs: Iterable[Doc], *, beam_width: Optional[int] = None, scorer=None
+                ) -> List[List[Tuple[Span, Tree]]]:
+        """The tree of every unit of ``docs`` (``parsing.parse_docs``), in
+        the system's terms. ``beam_width``: in place of the component's, for
+        this call only (``spacy-planar lab search-errors``); ``scorer``: the
+        moves' scores over the Docs' tokens in place of the model's
+        (``ensembles.EnsembleScorer``)."""
         docs = list(docs)
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
         if not found:
             return [[] for _ in docs]
-        cfg = self.cfg if beam_width is None else {**self.cfg, "beam_width": int(beam_width)}
+        settings = self.settings if beam_width is None else replace(self.settings, beam_width=int(beam_width))
         scorer = self.model.predict(docs) if scorer is None else scorer
-        return parse_docs(self.system, scorer, self.model.ops, docs, found, cfg, observer, self.repaired)
+        return parse_docs(self.system, scorer, self.model.ops, docs, found, settings, self.repaired)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        """Heads and labels of every unit (``parsing.output_trees``: back to
-        UD, checked), written Doc by Doc; with ``n_best`` > 1, each unit's
-        k best parses and each word's arc probability (``extensions.py``)."""
+        """Heads and labels of every unit, brought back to UD and checked
+        (``codec.TreeCodec.output_trees``), written Doc by Doc; with
+        ``n_best`` > 1, each unit's k best parses and each word's arc
+        probability (``extensions.py``)."""
         docs = list(docs)
-        heads, labels, lengths, alternatives = output_trees(predictions, self.system, self.cfg, self.name,
-                                                            self.repaired)
+        heads, labels, lengths, alternatives = self.codec.output_trees(predictions, self.name, self.repaired)
         if lengths:
             set_trees(docs, heads, labels, lengths)
-        if self.cfg["n_best"] > 1 and self.cfg["beam_width"] > 1:
-            set_parses(docs, predictions, heads, labels, lengths, alternatives, self.cfg["n_best"],
-                       self.cfg["calibration"])
+        s = self.settings
+        if s.n_best > 1 and s.beam_width > 1:
+            set_parses(docs, predictions, heads, labels, lengths, alternatives, s.n_best, s.calibration)
 
     # --- serialization -------------------------------------------------------------
     def to_bytes(self, *, exclude=tuple()) -> bytes:
@@ -355,14 +357,9 @@ class PlanarParser(TrainablePipe):
                 self.model.from_bytes(f.read())
         return self
 
-    # how to parse and train, set by the config (so that ``spacy.load(..., config=...)``
-    # overrides them); the rest of cfg (labels, system) is what was learned
-    OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective",
-               "exploration_keep_order", "beam_width", "beam_density", "beam_merge", "beam_update", "n_best")
-
     def _load_cfg(self, cfg: dict) -> None:
-        self.cfg.update({k: v for k, v in cfg.items() if k not in self.OPTIONS})
-        self.trainer.transforms = list(self.cfg.get("tree_transforms") or [])  # as the model was trained
+        """The saved settings (``ParserSettings.load``: the options set at load stay)."""
+        self.settings.load(self.name, cfg)
         self._reset()
 
 

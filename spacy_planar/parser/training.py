@@ -20,12 +20,13 @@ from spacy.training import Example
 from spacy_planar.io.doc_trees import OUTSIDE, span_tree
 from spacy_planar.parser.beam import BeamRun
 from spacy_planar.parser.catalog import make_oracle
+from spacy_planar.parser.codec import TreeCodec
+from spacy_planar.parser.settings import ParserSettings
 from spacy_planar.parser.driver import batches, beam_train_run, exploration_run, oracle_run
 from spacy_planar.parser.parsing import units
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.state import INT
 from spacy_planar.trees.algorithms import is_projective, tree_error
-from spacy_planar.trees.transforms import apply_transforms
 
 Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
 # feature tokens, label features, targets, valid actions, more model inputs (top-down: its arc scorer's)
@@ -36,30 +37,27 @@ class Trainer:
     """The training side of one ``PlanarParser``: its oracle cache, and the
     steps a batch of Examples trains on."""
 
-    def __init__(self, root_label: str, transforms: Sequence[str] = (), single_root: bool = True):
-        self.root_label = root_label
-        self.single_root = single_root  # the runs that parse with the model do it under the rule
-        self.transforms = list(transforms)  # tree transforms applied to every gold tree (transforms.py)
+    def __init__(self, settings: ParserSettings):
+        self.settings = settings  # the root label, the tree transforms, the single-root rule: the component's
         # keyed by the Doc's words and gold trees themselves (not a hash of them: no collision can reuse steps)
         self.cache: Dict[Tuple, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.projective: Dict[Tuple[int, ...], bool] = {}
         self.skipped: Counter = Counter()
         self.outside = 0  # gold words whose head lies outside their predicted sentence (made its roots)
 
-    def clear(self, root_label: str) -> None:
+    def clear(self) -> None:
         """Forget the cached transitions (the labels or the system changed)."""
-        self.root_label = root_label
         self.cache.clear()
 
     # --- gold trees ------------------------------------------------------------------
-    def gold_trees(self, eg: Example) -> Optional[List[Tuple[Span, Tree]]]:
+    def gold_trees(self, eg: Example, codec: TreeCodec) -> Optional[List[Tuple[Span, Tree]]]:
         """The gold tree of each unit of ``eg.predicted``, or None (counted in
         ``skipped``) where the reference has no parse or the tokens do not
         align. A head outside the unit makes its word a root (counted in
-        ``outside``; ``update`` reports it, E095). The tree
+        ``outside``; ``update`` reports it, W095). The tree
         transforms are applied here, so that every way of training (and the
         labels' pass of ``initialize``) sees the transformed trees."""
-        x, y = eg.predicted, eg.reference
+        x, y, root = eg.predicted, eg.reference, self.settings.root_label
         if not y.has_annotation("DEP"):
             self.skipped["no gold parse"] += 1
             return None
@@ -68,7 +66,7 @@ class Trainer:
             for start, end in units(x):
                 h, d = span_tree(y, start, end)
                 self.outside += sum(head == OUTSIDE for head in h)
-                tree = ([max(head, 0) for head in h], [lab if head > 0 else self.root_label for head, lab in zip(h, d)])
+                tree = ([max(head, 0) for head in h], [lab if head > 0 else root for head, lab in zip(h, d)])
                 out.append(((start, end), tree))
         else:
             heads, deps = eg.get_aligned_parse(projectivize=False)
@@ -80,15 +78,13 @@ class Trainer:
                 inside = [start <= heads[i] < end and heads[i] != i for i in range(start, end)]
                 self.outside += sum(not (start <= heads[i] < end) for i in range(start, end))
                 h = [heads[i] - start + 1 if ok else 0 for i, ok in zip(range(start, end), inside)]
-                d = [deps[i] if ok else self.root_label for i, ok in zip(range(start, end), inside)]
+                d = [deps[i] if ok else root for i, ok in zip(range(start, end), inside)]
                 out.append(((start, end), (h, d)))
         for _, (h, _) in out:
             if tree_error(h) is not None:
                 self.skipped["gold tree not well-formed"] += 1
                 return None
-        if self.transforms:
-            out = [(u, apply_transforms(self.transforms, *tree)) for u, tree in out]
-        return out
+        return [(u, codec.transformed(tree)) for u, tree in out]
 
     def is_projective(self, heads: Sequence[int]) -> bool:
         """``trees.is_projective``, remembered per gold tree across epochs."""
@@ -98,7 +94,7 @@ class Trainer:
         return self.projective[key]
 
     # --- the static oracle -------------------------------------------------------------
-    def oracle_steps(self, system: TransitionSystem, docs: Sequence[Doc],
+    def oracle_steps(self, codec: TreeCodec, docs: Sequence[Doc],
                      trees: Sequence[List[Tuple[Span, Tree]]]) -> List[List]:
         """Per Doc: a list of (start, features, label features, actions,
         valid moves, ``step_record`` rows), one per unit of ``trees`` (its gold trees), from the
@@ -115,9 +111,9 @@ class Trainer:
                 continue
             out.append([])
             for u, tree in doc_trees:
-                todo.append((k, u[0], system.prepare_tree(*tree), key))
+                todo.append((k, u[0], codec.encode(tree), key))
         if todo:
-            self._run_oracle(system, todo, out)
+            self._run_oracle(codec.system, todo, out)
         return out
 
     def _run_oracle(self, system: TransitionSystem, todo: List[Tuple[int, int, Tree, Tuple]], out: List[List]) -> None:
@@ -141,13 +137,13 @@ class Trainer:
         for (k, _, _, key) in todo:
             self.cache[key] = out[k]
 
-    def static_steps(self, system: TransitionSystem, docs: List[Doc], trees: List[List],
+    def static_steps(self, codec: TreeCodec, docs: List[Doc], trees: List[List],
                      starts: List[int]) -> Optional[Steps]:
         """The static oracle's states of ``trees`` (per Doc, its units' gold
         trees; ``starts``: each Doc's first row in the batch's feature
         table), the oracle's action the one target of each."""
         ids, labs, actions, valid, records, firsts = [], [], [], [], [], []
-        for doc_units, offset in zip(self.oracle_steps(system, docs, trees), starts):
+        for doc_units, offset in zip(self.oracle_steps(codec, docs, trees), starts):
             for start, f, l, a, v, rec in doc_units:
                 ids.append(np.where(f >= 0, f + offset + start, -1))
                 labs.append(l)
@@ -157,46 +153,45 @@ class Trainer:
                 firsts.append(np.full(len(a), offset + start, dtype=INT))
         if not ids:
             return None
-        targets, valid_actions, more = system.training_arrays(
+        targets, valid_actions, more = codec.system.training_arrays(
             np.concatenate(actions), np.concatenate(valid), np.concatenate(records).astype(INT),
             np.concatenate(firsts))
         return np.concatenate(ids), np.concatenate(labs), targets, valid_actions, more
 
     # --- exploration -------------------------------------------------------------------
-    def exploring_steps(self, system: TransitionSystem, score, units: List[List], starts: List[int],
+    def exploring_steps(self, codec: TreeCodec, score, units: List[List], starts: List[int],
                         keep_order: bool) -> Steps:
         """The same for training with exploration (Goldberg & Nivre 2012):
         ``units`` (per Doc, (unit, probability of exploring) pairs) are parsed
         with the current model (``score``), following its prediction with
         that probability, else the best-scored target action, and every
         state is recorded with its targets (``Oracle.targets``)."""
-        st, oracle, offsets = _gold_batch(system, [[u for u, _ in doc_units] for doc_units in units], starts,
-                                          self.single_root)
+        st, oracle, offsets = _gold_batch(codec, [[u for u, _ in doc_units] for doc_units in units], starts)
         follow = np.asarray([chance for doc_units in units for _, chance in doc_units])
-        return exploration_run(system, st, oracle, score, follow, offsets, keep_order=keep_order) + ((),)
+        return exploration_run(codec.system, st, oracle, score, follow, offsets, keep_order=keep_order) + ((),)
 
     # --- the beam's global loss ---------------------------------------------------------
-    def beam_run(self, system: TransitionSystem, score, trees: List[List], starts: List[int],
+    def beam_run(self, codec: TreeCodec, score, trees: List[List], starts: List[int],
                  width: int) -> BeamRun:
         """The units of ``trees`` (per Doc, its units' gold trees) parsed with
         a beam of ``width`` beside their gold derivations, for the global
         loss (``driver.beam_train_run``)."""
-        st, oracle, offsets = _gold_batch(system, trees, starts, self.single_root)
-        return beam_train_run(system, st, oracle, score, width, offsets)
+        st, oracle, offsets = _gold_batch(codec, trees, starts)
+        return beam_train_run(codec.system, st, oracle, score, width, offsets)
 
 
-def _gold_batch(system: TransitionSystem, trees: List[List], starts: List[int], finish: bool):
-    """The initial states (``finish``: under the single-root rule), the
-    oracle and the first tokens of the units of ``trees`` (per Doc, its
+def _gold_batch(codec: TreeCodec, trees: List[List], starts: List[int]):
+    """The initial states (under the single-root rule where the settings
+    have it), the oracle and the first tokens of the units of ``trees`` (per Doc, its
     units' (span, gold tree); ``starts``: each Doc's first row in the batch),
     for the runs that parse them with the model."""
     gold, offsets = [], []
     for doc_units, offset in zip(trees, starts):
         for (start, _), tree in doc_units:
-            gold.append(system.label_tree(system.prepare_tree(*tree)))
+            gold.append(codec.labelled(tree))
             offsets.append(offset + start)
-    st = system.init_states([len(h) for h, _ in gold], finish=finish)
-    return st, make_oracle(system, st, gold), np.asarray(offsets, dtype=INT)
+    st = codec.system.init_states([len(h) for h, _ in gold], finish=codec.settings.single_root)
+    return st, make_oracle(codec.system, st, gold), np.asarray(offsets, dtype=INT)
 
 
 def beam_loss(ops, scores, run: BeamRun):

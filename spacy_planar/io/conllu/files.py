@@ -4,12 +4,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
+from spacy_planar.defaults import LANG
 from spacy_planar.io.conllu.docs import TREEBANK_KEY, conllu_to_docs, sentences_to_doc, treebank_name
 from spacy_planar.io.conllu.reading import ID_WORD, SkipReport, check_input, read_conllu
 from spacy_planar.io.conllu.writing import atomic_output, doc_to_conllu, write_conllu
 
 
-def conllu_to_docbin(in_path, out_path, lang: str = "xx", n_sents: int = 1, skip_invalid: bool = False,
+def conllu_to_docbin(in_path, out_path, lang: str = LANG, n_sents: int = 1, skip_invalid: bool = False,
                      report: Optional[SkipReport] = None, treebank: Optional[str] = None) -> Tuple[int, int]:
     """Convert a CoNLL-U file to a ``.spacy`` DocBin, each Doc marked with
     its treebank (``treebank``, else ``treebank_name(in_path)``); returns
@@ -30,7 +31,7 @@ def conllu_to_docbin(in_path, out_path, lang: str = "xx", n_sents: int = 1, skip
     return len(db), words
 
 
-def read_docbin(path: Union[str, Path], lang: str = "xx") -> List:
+def read_docbin(path: Union[str, Path], lang: str = LANG) -> List:
     import spacy
     from spacy.tokens import DocBin
 
@@ -39,7 +40,7 @@ def read_docbin(path: Union[str, Path], lang: str = "xx") -> List:
     return list(DocBin(store_user_data=True).from_disk(path).get_docs(vocab))
 
 
-def docbin_to_conllu(in_path, out_path, lang: str = "xx") -> Tuple[int, int]:
+def docbin_to_conllu(in_path, out_path, lang: str = LANG) -> Tuple[int, int]:
     docs = read_docbin(in_path, lang)
     write_conllu(docs, out_path)
     return len(docs), sum(len(d) for d in docs)
@@ -57,7 +58,7 @@ def _comparable(line: str) -> str:
     return "\t".join(cols[:8] + [space])
 
 
-def roundtrip_diffs(path: Union[str, Path], lang: str = "xx", limit: int = 20,
+def roundtrip_diffs(path: Union[str, Path], lang: str = LANG, limit: int = 20,
                     every: int = 1) -> Tuple[int, List[Tuple[int, str, str]]]:
     """Convert a CoNLL-U file to Docs, through DocBin bytes, and back; returns
     (sentences checked, up to ``limit`` differing lines as (line, expected,

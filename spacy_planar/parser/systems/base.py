@@ -105,7 +105,7 @@ class TransitionSystem:
     def extra_roots(self, heads: Sequence[int]) -> int:
         """The gold roots of a tree that ``prepare_tree`` makes dependents
         (the systems that build one root: top-down); counted by training
-        (E125). None by default: the others derive every root."""
+        (W125). None by default: the others derive every root."""
         return 0
 
     def decode_tree(self, heads: List[int], labels: List[str]) -> Tree:

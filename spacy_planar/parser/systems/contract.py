@@ -18,7 +18,7 @@ Optional, with the base's defaults:
   (``tags`` given where ``wants_tags``), ``terminal``;
 - the trees: ``prepare_tree`` (the tree the oracle derives: projectivized,
   planes), ``decode_tree`` (back to the treebank's terms), ``covers``,
-  ``extra_roots`` (gold roots it trains as dependents, counted: E125);
+  ``extra_roots`` (gold roots it trains as dependents, counted: W125);
 - the action space: ``word_move`` (a move that takes a word: top-down's
   PRED(k)), and then ``valid_actions``, ``apply``, ``best_actions``,
   ``limit_candidates`` (beam) for its actions;
