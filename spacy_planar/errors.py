@@ -162,6 +162,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "seed): {reason}")
     E139 = ("{name}: {key} is learned with the weights in training; the saved pipeline's is {saved!r}, not "
             "{given!r}: load it without setting {key}")
+    E140 = "UDPipe 1 is not installed: pip install 'spacy-planar[anchors]' (or pip install ufal.udpipe)"
+    E141 = "{path}: UDPipe 1 could not read or train on it: {reason}"
 
 
 

@@ -16,7 +16,9 @@ from spacy.util import registry
 from spacy_planar.corpus.files import given_sentences
 from spacy_planar.io.conllu import conllu_to_docs, read_conllu
 
-CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
+# the configs of our systems, then the laboratory's anchors (configs/anchors/)
+CONFIGS = (sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.cfg"))
+           + sorted(Path(__file__).resolve().parents[1].joinpath("configs", "anchors").glob("*.cfg")))
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +30,12 @@ def small_corpus(tmp_path_factory):
     return path
 
 
-# each shipped config: the `spacy-planar init-config` arguments that write it
+# each shipped config: the `spacy-planar init-config` (`lab anchor-config`) arguments that write it
+ANCHOR = ["lab", "anchor-config"]
 SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_accurate": ["arc_eager", "--tagging", "--accurate"],
-           "ud_spacy_parser": ["spacy_parser", "--tagging"],
+           "ud_spacy_parser": [*ANCHOR, "spacy_parser", "--tagging"], "spacy_parser": [*ANCHOR, "spacy_parser"],
+           "spacy_parser_cnn": [*ANCHOR, "spacy_parser_cnn"], "spacy_parser_small": [*ANCHOR, "spacy_parser_small"],
+           "spacy_beam_parser": [*ANCHOR, "spacy_beam_parser"],
            "ud_trf": ["arc_eager", "--tagging", "--transformer"],
            "ud_taggers_first": ["arc_eager", "--tagging", "--taggers-first"]}
 # the configs with a pretrained transformer: filled and trained where spacy-transformers is installed
@@ -44,9 +49,9 @@ def _needs_spacy_transformers(config: Path) -> None:
 
 
 def test_the_shipped_configs():
-    assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "spacy_beam_parser", "spacy_parser", "spacy_parser_cnn",
-                                         "spacy_parser_small", "swap", "top_down", "two_planar", "ud", "ud_accurate",
-                                         "ud_spacy_parser", "ud_taggers_first", "ud_trf"]
+    assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "swap", "top_down", "two_planar", "ud", "ud_accurate",
+                                         "ud_taggers_first", "ud_trf", "spacy_beam_parser", "spacy_parser",
+                                         "spacy_parser_cnn", "spacy_parser_small", "ud_spacy_parser"]
 
 
 def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
@@ -90,14 +95,16 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
     """configs/X.cfg is what `spacy-planar init-config X` writes (the shared
-    base with X's partial): edit spacy_planar/partials/, then rerun it."""
+    base with X's partial; configs/anchors/: `spacy-planar lab anchor-config`):
+    edit spacy_planar/partials/ (spacy_planar/lab/partials/), then rerun it."""
     from typer.testing import CliRunner
 
     from spacy_planar.__main__ import app
 
     _needs_spacy_transformers(config)
     out = tmp_path / config.name
-    r = CliRunner().invoke(app, ["init-config", *SOURCES.get(config.stem, [config.stem]), str(out)])
+    args = SOURCES.get(config.stem, [config.stem])
+    r = CliRunner().invoke(app, [*(args if args[0] == "lab" else ["init-config", *args]), str(out)])
     assert r.exit_code == 0, r.output
     assert out.read_text(encoding="utf-8") == config.read_text(encoding="utf-8")
 

@@ -36,6 +36,14 @@ class OneLineErrors(TyperGroup):
         except USER_ERRORS as e:
             fail(str(e))
 
+    def get_command(self, ctx, name):
+        """The command, its help read as text (the docstrings' reST quotes ``x`` as x)."""
+        command = super().get_command(ctx, name)
+        for attr in ("help", "short_help"):
+            if command is not None and getattr(command, attr, None):
+                setattr(command, attr, getattr(command, attr).replace("``", ""))
+        return command
+
 
 app = typer.Typer(name="spacy-planar", cls=OneLineErrors, add_completion=False, no_args_is_help=True,
                   rich_markup_mode=None, help="Non-projective transition-based dependency parsing for spaCy.")

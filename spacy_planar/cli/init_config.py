@@ -27,9 +27,12 @@ from spacy_planar.io.conllu import atomic_output, check_input
 from spacy_planar.parser.catalog import SPECS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
-# our systems (a partial config each, named as the system: catalog.SPECS), then spaCy's parser as anchors
-SYSTEM_CONFIGS = tuple(spec.name for spec in SPECS) + ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small",
-                                                       "spacy_beam_parser")
+# the laboratory's anchors' partials (``spacy-planar lab anchor-config``): spaCy's parser in our pipeline and
+# spaCy's pipeline as `spacy init config` writes it, what the comparisons in docs/results.md set ours against
+ANCHOR_PARTS = Path(__file__).resolve().parents[1] / "lab" / "partials"
+# our systems (a partial config each, named as the system: catalog.SPECS)
+SYSTEM_CONFIGS = tuple(spec.name for spec in SPECS)
+ANCHORS = ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "spacy_beam_parser")
 # a system whose partial only changes another's: that one is merged first
 BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}
 # spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.partial.cfg's characters
@@ -130,8 +133,10 @@ class Variant:
         return "".join(f" --{name.replace('_', '-')}" for name, on in vars(self).items() if on)
 
 
-def merged_config(system: str, base: Optional[Path] = None, variant: Variant = Variant()) -> Config:
-    """The config of ``system`` (one of ``SYSTEM_CONFIGS``) before filling:
+def merged_config(system: str, base: Optional[Path] = None, variant: Variant = Variant(),
+                  anchor: bool = False) -> Config:
+    """The config of ``system`` (one of ``SYSTEM_CONFIGS``; with ``anchor``,
+    one of the laboratory's ``ANCHORS``) before filling:
     ``base`` (default: the package's base.partial.cfg) merged with the system's
     partial (after the partial it builds on, ``BUILDS_ON``) and, with
     ``variant.tagging``, the taggers' partial (tagging.partial.cfg: a morphologizer
@@ -141,13 +146,15 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
     trained first, the parser reading their output (``_taggers_first``);
     ``transformer``: transformer.partial.cfg's encoder for the tok2vec
     (``_with_transformer``). Variables are left as they are."""
-    if system not in SYSTEM_CONFIGS:
-        raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
+    names = ANCHORS if anchor else SYSTEM_CONFIGS
+    if system not in names:
+        raise UserError(Errors.E080.format(system=system, options=", ".join(names)))
     base_path = PARTS / "base.partial.cfg" if base is None else Path(base)
     check_input(base_path)
     config = read_config(base_path)
     for part in _parts(system, variant):
-        config = config.merge(read_config(PARTS / f"{part}.partial.cfg"))
+        folder = ANCHOR_PARTS if part in ANCHORS else PARTS
+        config = config.merge(read_config(folder / f"{part}.partial.cfg"))
     if variant.tagging:
         _with_taggers(config, base_path, raw_text=system not in SPACY_OWN_TOK2VEC)
     if system in SPACY_OWN_TOK2VEC:
@@ -170,7 +177,8 @@ def _parts(system: str, variant: Variant) -> List[str]:
             + (["transformer"] if variant.transformer else []))
 
 
-def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = LANG) -> str:
+def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = LANG,
+                anchor: bool = False) -> str:
     """The text of the training config of ``system``: ``merged_config``
     filled by spaCy's ``fill_config`` (every default written out), for the
     language ``lang`` (E132 for one spaCy does not know). A transformer
@@ -184,16 +192,18 @@ def config_text(system: str, base: Optional[Path] = None, variant: Variant = Var
         get_lang_class(lang)
     except ImportError:
         raise UserError(Errors.E132.format(lang=lang)) from None
-    config = merged_config(system, base, variant)
+    config = merged_config(system, base, variant, anchor)
     config["nlp"]["lang"] = lang
     with tempfile.TemporaryDirectory() as tmp:
         merged, filled = Path(tmp) / "merged.cfg", Path(tmp) / "filled.cfg"
         config.to_disk(merged, interpolate=False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
-    parts = " and ".join(f"spacy_planar/partials/{p}.partial.cfg" for p in _parts(system, variant))
+    parts = " and ".join(f"spacy_planar/{'lab/' if p in ANCHORS else ''}partials/{p}.partial.cfg"
+                         for p in _parts(system, variant))
     flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")
-    return (f"# spacy-planar init-config {system}{flags}: base.partial.cfg and {parts}, every default written out"
+    command = "lab anchor-config" if anchor else "init-config"
+    return (f"# spacy-planar {command} {system}{flags}: base.partial.cfg and {parts}, every default written out"
             f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
 
 

@@ -10,9 +10,7 @@ config gives it and what it supports. ``SYSTEMS``, ``make_system``,
 derived from ``SPECS``; nothing else lists the systems.
 
 The names are written with underscores (``arc_eager``, ``two_planar``,
-``top_down``), as the configs and the registry always had them; the hyphenated
-spellings the command line once took (``arc-eager``, ``2-planar``,
-``top-down``) are still accepted there (``ALIASES``).
+``top_down``), as the configs and the registry have them.
 """
 from __future__ import annotations
 
@@ -70,8 +68,7 @@ class SystemSpec:
     """One transition system: ``name``, its ``system`` class and ``oracle``
     class, ``configure`` (the registered function: the config's options ->
     the configured class), ``variants`` (the option sets ``bench oracle``
-    and ``analyse oracle`` run: swap's two oracles) and the spelling the
-    command line once took (``alias``). Every system parses with a beam;
+    and ``lab oracle`` run: swap's two oracles). Every system parses with a beam;
     ``explores`` (a dynamic oracle: training with exploration) and
     ``reads_tags`` (top-down's FIRST lookahead) come from its class."""
     name: str
@@ -79,7 +76,6 @@ class SystemSpec:
     oracle: type
     configure: Callable[..., Configured]
     variants: Tuple[Tuple[str, Dict], ...] = (("", {}),)
-    alias: str = ""
 
     @property
     def registry_name(self) -> str:
@@ -107,16 +103,15 @@ class SystemSpec:
 
 
 SPECS: Tuple[SystemSpec, ...] = (
-    SystemSpec("arc_eager", ArcEager, ArcEagerOracle, arc_eager, alias="arc-eager"),
+    SystemSpec("arc_eager", ArcEager, ArcEagerOracle, arc_eager),
     SystemSpec("planar", Planar, PlanarOracle, planar),
-    SystemSpec("two_planar", TwoPlanar, TwoPlanarOracle, two_planar, alias="2-planar"),
+    SystemSpec("two_planar", TwoPlanar, TwoPlanarOracle, two_planar),
     SystemSpec("swap", Swap, SwapOracle, swap,
                variants=tuple((f"{o} oracle", {"oracle": o}) for o in SWAP_ORACLES)),
-    SystemSpec("top_down", TopDown, TopDownOracle, top_down, alias="top-down"),
+    SystemSpec("top_down", TopDown, TopDownOracle, top_down),
 )
 # the systems' classes by name
 SYSTEMS: Dict[str, type] = {spec.name: spec.system for spec in SPECS}
-ALIASES: Dict[str, str] = {spec.alias: spec.name for spec in SPECS if spec.alias}
 _BY_CLASS: Dict[type, SystemSpec] = {spec.system: spec for spec in SPECS}
 
 for _spec in SPECS:  # the functions a config's [components.planar_parser.transition_system] names
@@ -124,9 +119,7 @@ for _spec in SPECS:  # the functions a config's [components.planar_parser.transi
 
 
 def spec_of(name: str) -> SystemSpec:
-    """The description of the system ``name`` (or of an old spelling of
-    it, ``ALIASES``); E070 for no system of that name."""
-    name = ALIASES.get(name, name)
+    """The description of the system ``name``; E070 for no system of that name."""
     for spec in SPECS:
         if spec.name == name:
             return spec
@@ -161,4 +154,4 @@ def make_oracle(system: TransitionSystem, st: States, trees: Sequence) -> Oracle
     return _BY_CLASS[type(system)].oracle(system, st, trees)
 
 
-__all__ = ["SystemSpec", "SPECS", "SYSTEMS", "ALIASES", "spec_of", "make_system", "system_for_trees", "make_oracle"]
+__all__ = ["SystemSpec", "SPECS", "SYSTEMS", "spec_of", "make_system", "system_for_trees", "make_oracle"]

@@ -138,10 +138,10 @@ def uncalibrated() -> dict:
 def calibrated(scores: np.ndarray, calibration: Optional[dict]) -> np.ndarray:
     """Arc confidences (``arc_confidence``) through a fitted map
     (``fit_calibration``); as they are without one. A map fitted to another
-    confidence (an earlier version's beam marginal) is a user error (E110)."""
+    confidence than ``CONFIDENCE`` is a user error (E110)."""
     if not calibration or not calibration.get("x"):
         return np.asarray(scores, dtype=np.float64)
-    found = calibration.get("confidence", "beam marginal")
+    found = calibration.get("confidence")
     if found != CONFIDENCE:
         raise UserError(Errors.E110.format(found=found, expected=CONFIDENCE))
     return np.interp(scores, calibration["x"], calibration["y"])
