@@ -24,9 +24,19 @@ except ImportError:  # older thinc
 OPS = ["numpy", pytest.param("cupy", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no cupy with a GPU"))]
 
 DATA = Path(os.environ.get("SPACY_PLANAR_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"))
+# the treebank every test but the data-marked ones reads: a few hundred sentences of UD_Latin-UDante (CC BY-SA 4.0,
+# tests/data/README.md), with non-projective trees and multiword tokens
+FIXTURE = Path(__file__).resolve().parent / "data" / "la_udante"
+
+
+def fixture_path(split: str = "train") -> Path:
+    """The test treebank's split (``tests/data/la_udante``): 240 / 60 / 60 sentences."""
+    return FIXTURE / f"{split}.conllu"
 
 
 def treebank(name: str, split: str = "train") -> Path:
+    """A shared treebank's split, for the tests marked ``data`` (README's test
+    command leaves them out; on CI a missing treebank fails, elsewhere it skips)."""
     path = DATA / name / f"{split}.conllu"
     if not path.exists():
         if os.environ.get("CI"):
@@ -51,9 +61,17 @@ def first_docs(path: Path, vocab, n: int) -> list:
     return list(islice(conllu_to_docs(path, vocab), n))
 
 
+def shortest_docs(vocab, n: int) -> list:
+    """The test treebank's ``n`` shortest training sentences as Docs (in
+    the treebank's order): for tests that train, at half the words of its first ``n``."""
+    docs = first_docs(fixture_path(), vocab, 240)
+    keep = set(sorted(range(len(docs)), key=lambda i: (len(docs[i]), i))[:n])
+    return [d for i, d in enumerate(docs) if i in keep]
+
+
 def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int] = None, lang: str = "xx") -> Path:
-    """The factory's planar_parser (arc-eager) trained a little on the first
-    ``n_sents`` Gothic training sentences (``epochs`` passes in batches of
+    """The factory's planar_parser (arc-eager) trained a little on the
+    ``n_sents`` shortest training sentences of the test treebank (``epochs`` passes in batches of
     ``batch_size``, default all at once), saved at ``path``: for the tests
     about files, packages and beams rather than accuracy (``lang``: the
     pipeline's language)."""
@@ -63,7 +81,7 @@ def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int
 
     nlp = spacy.blank(lang)
     nlp.add_pipe("planar_parser")
-    docs = first_docs(treebank("got_proiel"), nlp.vocab, n_sents)
+    docs = shortest_docs(nlp.vocab, n_sents)
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
     sgd = nlp.initialize(lambda: examples)
     size = batch_size or len(examples)
@@ -75,8 +93,9 @@ def small_parser(path: Path, n_sents: int, epochs: int, batch_size: Optional[int
 
 
 @pytest.fixture
-def got_train() -> Path:
-    return treebank("got_proiel")
+def train_conllu() -> Path:
+    """The test treebank's training split."""
+    return fixture_path()
 
 
 # Figure 1 of Nivre & Nilsson (2005), thesis Figure 3.1: "Z nich je jen jedna

@@ -1,6 +1,6 @@
 import pytest
 import spacy
-from conftest import treebank
+from conftest import fixture_path, treebank
 from typer.testing import CliRunner
 
 from spacy_planar.__main__ import app
@@ -150,19 +150,21 @@ def test_bad_encoding(tmp_path):
     assert e.value.line == 6 and "E001" in str(e.value) and str(path) in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["en_ewt", "pt_bosque"])
+@pytest.mark.parametrize("name", [None, pytest.param("en_ewt", marks=pytest.mark.data),
+                                  pytest.param("pt_bosque", marks=pytest.mark.data)])
 def test_the_reader_reads_what_the_conllu_library_reads(name):
     """The reader builds its Sentences from the columns it checked; the conllu
     library's own parser (the reference) reads the same words, heads, ranges
-    and empty nodes from the dev files (both have multiword tokens; en_ewt
-    has empty nodes and SpaceAfter=No on ranges)."""
+    and empty nodes: the test treebank's training split, the dev files of
+    en_ewt and pt_bosque (all have multiword tokens; en_ewt has empty nodes
+    and SpaceAfter=No on ranges)."""
     import conllu
 
-    path = treebank(name, "dev")
+    path = fixture_path() if name is None else treebank(name, "dev")
     with open(path, encoding="utf-8") as f:
         reference = list(conllu.parse_incr(f))
     ours = list(read_conllu(path))
-    assert len(ours) == len(reference) > 1000
+    assert len(ours) == len(reference) >= 240
     kinds = {"ranges": 0, "empty": 0}
     for sent, tokens in zip(ours, reference):
         words = [t for t in tokens if isinstance(t["id"], int)]
@@ -181,23 +183,23 @@ def test_the_reader_reads_what_the_conllu_library_reads(name):
     assert kinds["ranges"] > 10 and (name != "en_ewt" or kinds["empty"] >= 3), kinds
 
 
-def test_roundtrip_gothic_all(got_train):
-    n, diffs = roundtrip_diffs(got_train)
-    assert n == 3387 and diffs == []
+def test_roundtrip_of_the_test_treebank(train_conllu):
+    n, diffs = roundtrip_diffs(train_conllu)
+    assert n == 240 and diffs == []
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["en_ewt", "pt_bosque"])
+@pytest.mark.data
+@pytest.mark.parametrize("name", ["got_proiel", "en_ewt", "pt_bosque"])
 def test_roundtrip_sample(name):
-    n, diffs = roundtrip_diffs(treebank(name), every=7)
+    n, diffs = roundtrip_diffs(treebank(name), every=1 if name == "got_proiel" else 7)
     assert n > 1000 and diffs == []
 
 
 def test_convert_cli_both_ways(tmp_path):
-    """The command, both ways, on Gothic dev: the same bytes
-    (test_roundtrip_gothic_all takes the whole training split through Docs,
-    DocBin bytes and back)."""
-    dev = treebank("got_proiel", "dev")
+    """The command, both ways, on the test treebank's dev split: the same
+    bytes (test_roundtrip_of_the_test_treebank takes the training split
+    through Docs, DocBin bytes and back)."""
+    dev = fixture_path("dev")
     spacy_path = tmp_path / "got.spacy"
     back = tmp_path / "got.conllu"
     assert runner.invoke(app, ["convert", str(dev), str(spacy_path)]).exit_code == 0

@@ -3,7 +3,7 @@ from collections import Counter
 
 import pytest
 import spacy
-from conftest import first_docs, treebank
+from conftest import first_docs, fixture_path
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -17,8 +17,8 @@ def words_only(nlp, doc):
 @pytest.fixture(scope="module")
 def trained():
     nlp = spacy.blank("xx")
-    train = first_docs(treebank("got_proiel"), nlp.vocab, N_TRAIN)
-    held_out = first_docs(treebank("got_proiel", "dev"), nlp.vocab, N_HELD_OUT)
+    train = first_docs(fixture_path(), nlp.vocab, N_TRAIN)
+    held_out = first_docs(fixture_path("dev"), nlp.vocab, N_HELD_OUT)
     nlp.add_pipe("feature_morphologizer")
     examples = [Example(words_only(nlp, d), d) for d in train]
     sgd = nlp.initialize(lambda: examples)

@@ -10,7 +10,7 @@ from itertools import islice
 import numpy as np
 import pytest
 import spacy
-from conftest import sample, small_parser, treebank
+from conftest import fixture_path, sample, small_parser
 from spacy.tokens import Doc
 from typer.testing import CliRunner
 
@@ -36,13 +36,13 @@ BEAM = {"beam_width": 8, "n_best": 4}
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     """Arc-eager (pseudo-projective: its k-best trees are decoded too),
-    trained a little on 120 Gothic sentences."""
+    trained a little on 120 sentences of the test treebank."""
     return small_parser(tmp_path_factory.mktemp("kbest") / "model", 120, epochs=4, batch_size=20)
 
 
 @pytest.fixture(scope="module")
 def dev_words():
-    return [s.forms for s in islice(read_conllu(treebank("got_proiel", "dev")), 60)]
+    return [s.forms for s in islice(read_conllu(fixture_path("dev")), 60)]
 
 
 def ud_tree(doc, sent):
@@ -154,7 +154,7 @@ def test_fit_calibration_prefers_what_matches():
 
 
 def test_kbest_and_confidence_in_conllu_scored_and_calibrated(model, tmp_path):
-    dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 80)
+    dev = sample(fixture_path("dev"), tmp_path / "dev.conllu", 80)
     out = tmp_path / "kbest.conllu"
     # the input's UPOS kept (a parser alone predicts none, and the validator wants them)
     r = CliRunner().invoke(app, ["parse", str(model), str(dev), str(out), "--kbest", "3", "--confidence",
@@ -224,7 +224,7 @@ def test_compare_reports_the_kbest_oracle_and_render_shades_a_parse(model, tmp_p
     """``compare --kbest`` reports the oracle and the arc probabilities'
     calibration and ranking beside the LAS (test_pipeline checks the ranking
     of a better trained parser); ``render --confidence`` shades a parse."""
-    dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 120)
+    dev = sample(fixture_path("dev"), tmp_path / "dev.conllu", 120)
     r = CliRunner().invoke(app, ["lab", "compare", str(dev), f"ours={model}", "-r", "1", "--kbest", "4",
                                  "--anchor", "ours"])
     assert r.exit_code == 0, r.output
@@ -241,9 +241,9 @@ def test_compare_reports_the_kbest_oracle_and_render_shades_a_parse(model, tmp_p
     assert r.exit_code == 0, r.output
     cal = json.loads(r.output)["calibration"]
     # (the file's HeadProb has 3 decimals, Token._.head_prob 4: ties the probabilities compare reads do not
-    # have, which move the AUROC most)
+    # have, which move the AUROC most: up to 0.016 measured on this small model)
     assert (ece, brier) == pytest.approx((cal["ECE"], cal["Brier"]), abs=2e-3)
-    assert auroc == pytest.approx(cal["AUROC"], abs=1e-2)
+    assert auroc == pytest.approx(cal["AUROC"], abs=3e-2)
     assert found == pytest.approx(100 * cal["errors_in_least_20pc"], abs=0.5)
     r = CliRunner().invoke(app, ["render", str(model), str(tmp_path / "t.svg"), "--text", "jah qaþ du im",
                                  "--confidence"])

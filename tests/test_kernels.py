@@ -3,6 +3,7 @@ oracles/_link_costs) against their per-row twins in
 reference.py, on states reached by random valid actions of every system."""
 import numpy as np
 import pytest
+from conftest import fixture_path
 import reference
 
 from spacy_planar.model import _hidden
@@ -124,11 +125,10 @@ def test_link_costs_kernel_matches_reference(name, finish):
     Gothic trees (crossing links, so 2-planar's conflict pairs count), in
     states reached by the static oracle's action or, one step in three, a
     random valid one."""
-    from conftest import treebank
 
     from spacy_planar.io.conllu import read_conllu
     from spacy_planar.parser.catalog import make_oracle, system_for_trees
-    trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(treebank("got_proiel"))) if i % 12 == 0]
+    trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(fixture_path())) if i % 4 == 0]
     system = system_for_trees(name, trees)
     st = system.init_states([len(h) for h, _ in trees], finish=finish)
     gold = make_oracle(system, st, [system.label_tree(system.prepare_tree(*t)) for t in trees])

@@ -8,7 +8,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from conftest import sample, small_parser, treebank
+from conftest import fixture_path, sample, small_parser
 from typer.testing import CliRunner
 
 from spacy_planar.__main__ import app
@@ -39,7 +39,7 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     a Greek one named without (tiny becomes grc_tiny), packaged as the README
     says, install with --no-index where only spaCy is, and load by name."""
     packages = tmp_path / "packages"
-    test = sample(treebank("got_proiel", "dev"), tmp_path / "test.conllu", 60)  # the meta's scores: any test file
+    test = sample(fixture_path("dev"), tmp_path / "test.conllu", 60)  # the meta's scores: any test file
     for lang, name in (("la", "la_tiny"), ("grc", "tiny")):
         small_parser(tmp_path / lang, 30, epochs=1, lang=lang)
         # the second takes the first's spacy-planar wheel and dependencies (--planar-wheel, --no-dependencies)

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import spacy
-from conftest import first_docs, treebank
+from conftest import first_docs, fixture_path
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -24,9 +24,10 @@ SYSTEMS = {
 # arc-eager listening to a shared tok2vec, exploring, labels apart, on coordination-ps+ trees
 LISTENING = "arc_eager+listener+labels_apart+coordination-ps+"
 ARC_WIDTH = 64  # top-down's arc scorer (weighted prediction)
-# spaCy's optimizer at twice its default learning rate for 8 epochs, not 10 at the default: a fifth less
-# training; the narrowest margins, the listener's, in two runs: fit 95 (floor 85), held-out LAS 30-31 (floor 25)
-N_TRAIN, N_HELD_OUT, EPOCHS, LEARN_RATE = 200, 150, 8, 0.002
+# spaCy's optimizer at three times its default learning rate for 10 epochs on the test treebank's 120
+# shortest training sentences (16 words a sentence, at most 24); fit 91-98 (floor 80), held-out LAS on
+# the dev sentences 13-18 (floor 10; 8 epochs left the listener at 12 and swap's global loss at 75 fit)
+N_TRAIN, N_HELD_OUT, EPOCHS, LEARN_RATE = 120, 60, 10, 0.003
 # the parsers that own their tok2vec get spaCy's CNN, not the factory's BiLSTM: these tests are of the
 # systems and the component, and the CNN trains in half the time (test_encoders and the configs' tests
 # train the BiLSTM)
@@ -43,10 +44,10 @@ def tree_of(doc):
 
 
 @pytest.fixture(scope="module")
-def gothic():
+def sentences():
     vocab = spacy.blank("xx").vocab
-    docs = first_docs(treebank("got_proiel"), vocab, N_TRAIN)
-    held_out = first_docs(treebank("got_proiel", "dev"), vocab, N_HELD_OUT)
+    docs = sorted(first_docs(fixture_path(), vocab, 240), key=len)[:N_TRAIN]
+    held_out = first_docs(fixture_path("dev"), vocab, N_HELD_OUT)
     return docs[:N_TRAIN], held_out
 
 
@@ -80,8 +81,8 @@ def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, labe
 
 
 @pytest.fixture(scope="module")
-def trained(gothic):
-    train_docs, _ = gothic
+def trained(sentences):
+    train_docs, _ = sentences
     # 2-planar as configs/two_planar.cfg trains it: towards its narrowed exploration targets, half the time
     # following its own predictions, never on sentences with a non-projective gold tree (the factory's
     # exploration, 90% of the time on every sentence, is arc-eager's here)
@@ -108,22 +109,22 @@ def scores(nlp, gold_docs):
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS) + [LISTENING, "swap+global"])
-def test_fits_training_data_and_beats_baseline(trained, gothic, system):
-    train_docs, held_out = gothic
+def test_fits_training_data_and_beats_baseline(trained, sentences, system):
+    train_docs, held_out = sentences
     nlp = trained[system]
-    fit = scores(nlp, train_docs[:150])
-    assert fit["LAS"] > 85.0, fit
+    fit = scores(nlp, train_docs)
+    assert fit["LAS"] > 80.0, fit
     # trivial baseline: every word attached to the word before it
     chain = evaluate([(tree_of(g), (list(range(len(g))), ["dep"] * len(g))) for g in held_out])
     held = scores(nlp, held_out)
     assert held["UAS"] > chain["UAS"] + 10, (held, chain)
-    # on 200 sentences (held-out LAS 30-41: top-down, on its static oracle alone, and the listener, which
-    # shares its encoder with nothing here, the lowest; docs/results.md has them on whole treebanks)
-    assert held["LAS"] > (22.0 if system == "top_down" else 25.0)
+    # on 120 short sentences of Dante's Latin (held-out LAS 13-18, UAS about 36 against the chain's 15;
+    # docs/results.md has them on whole treebanks); an untrained or broken parser scores under 6
+    assert held["LAS"] > 10.0
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
-def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
+def test_arc_probabilities_rank_held_out_arcs(trained, sentences, system):
     """With a beam, ``Token._.head_prob`` (uncalibrated: the confidence of
     ``kbest.arc_confidence``) puts the right arcs of held-out sentences above
     the wrong ones, and better than the beam marginal alone, which gives the
@@ -131,7 +132,7 @@ def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
     from spacy_planar.eval.metrics import ranking
     from spacy_planar.parser.kbest import arc_probabilities
 
-    _, held_out = gothic
+    _, held_out = sentences
     parser = trained[system].get_pipe("planar_parser")
     kept = parser.settings
     parser.settings = replace(kept, beam_width=8, n_best=8)
@@ -148,7 +149,7 @@ def test_arc_probabilities_rank_held_out_arcs(trained, gothic, system):
                                       alts[0]["heads"], alts[0]["labels"]).tolist()
         right += [a == b for a, b in zip(zip(heads, labels), zip(*tree_of(gold)))]
     ours, beam_only = ranking(conf, right)["AUROC"], ranking(marginal, right)["AUROC"]
-    assert ours > max(0.7, beam_only + 0.03), (ours, beam_only)
+    assert ours > max(0.65, beam_only + 0.03), (ours, beam_only)
 
 
 @pytest.mark.parametrize("option", ["exploration", "exploration_nonprojective"])
@@ -158,13 +159,13 @@ def test_exploration_is_a_probability(option):
         nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["arc_eager"], option: 1.5})
 
 
-def test_decorated_labels_stay_inside(trained, gothic):
+def test_decorated_labels_stay_inside(trained, sentences):
     nlp = trained["arc_eager"]
     parser = nlp.get_pipe("planar_parser")
     assert any(LIFT_MARK in l for l in parser.cfg["labels"])  # learned decorated actions, none dropped
     for label in list(parser.labels) + list(parser.label_data):
         assert LIFT_MARK not in label and PATH_MARK not in label
-    _, held_out = gothic
+    _, held_out = sentences
     for doc in nlp.pipe(words_only(nlp, d) for d in held_out):
         assert all(LIFT_MARK not in t.dep_ and PATH_MARK not in t.dep_ for t in doc)
     examples = [Example(nlp(words_only(nlp, d)), d) for d in held_out[:50]]
@@ -173,9 +174,9 @@ def test_decorated_labels_stay_inside(trained, gothic):
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS) + [LISTENING])
-def test_serialization_round_trip(trained, gothic, system, tmp_path):
+def test_serialization_round_trip(trained, sentences, system, tmp_path):
     nlp = trained[system]
-    _, held_out = gothic
+    _, held_out = sentences
     texts = [words_only(nlp, d) for d in held_out[:40]]
     before = [tree_of(d) for d in nlp.pipe(texts)]
     nlp.to_disk(tmp_path / "pipe")
@@ -216,7 +217,7 @@ def test_labels_apart_parts(trained):
                            f"label {plain}"} | ({f"mark {label[len(plain):]}"} if label != plain else set())
         else:
             assert got == {move}
-    assert any(n.startswith("mark") for n in names)  # Gothic has lifted arcs
+    assert any(n.startswith("mark") for n in names)  # the treebank has lifted arcs
 
 
 def test_morphology_is_read_one_feature_at_a_time():
@@ -266,9 +267,9 @@ def test_docs_of_any_length(trained, system, n):
 
 
 @pytest.mark.parametrize("system", ["two_planar", "swap"])
-def test_sentence_boundaries_are_respected(trained, gothic, system):
+def test_sentence_boundaries_are_respected(trained, sentences, system):
     nlp = trained[system]
-    _, held_out = gothic
+    _, held_out = sentences
     words, starts = [], []
     for d in held_out[:20]:
         starts.extend([True] + [False] * (len(d) - 1))
@@ -282,11 +283,11 @@ def test_sentence_boundaries_are_respected(trained, gothic, system):
 
 
 @pytest.mark.parametrize("system", ["arc_eager", "swap", "top_down", "planar", "two_planar"])
-def test_single_root(gothic, system):
+def test_single_root(sentences, system):
     """One root per sentence, labelled root, built by the moves: no system
     needs the guard (under SPACY_PLANAR_DEBUG, which the tests set, it would
     raise W090), where the same model without the rule leaves forests."""
-    train_docs, held_out = gothic
+    train_docs, held_out = sentences
     nlp = train_pipeline(system, train_docs[:100], epochs=3, single_root=True, extra_root_label="EXTRA")
     for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]):
         heads, labels = tree_of(doc)
@@ -303,8 +304,8 @@ def test_single_root(gothic, system):
         assert forest > 0
 
 
-def test_misaligned_examples_are_skipped_not_fatal(gothic):
-    train_docs, _ = gothic
+def test_misaligned_examples_are_skipped_not_fatal(sentences):
+    train_docs, _ = sentences
     nlp = spacy.blank("xx")
     parser = nlp.add_pipe("planar_parser")
     good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
@@ -324,7 +325,7 @@ def test_labels_for_spacy_init_labels(trained):
 
 
 @pytest.mark.parametrize("system", ["arc_eager", "two_planar", LISTENING])
-def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
+def test_cpu_step_scores_match_the_thinc_ops_path(trained, sentences, system):
     """The C hidden layer used when parsing on CPU gives the scores of the
     Thinc-ops forward (the path a GPU takes), state by state."""
     import numpy as np
@@ -332,7 +333,7 @@ def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
     from spacy_planar.model.parser_model import states_forward
     nlp = trained[system]
     parser = nlp.get_pipe("planar_parser")
-    _, held_out = gothic
+    _, held_out = sentences
     docs = [words_only(nlp, d) for d in held_out[:30]]
     scorer = parser.model.predict(docs)  # the registered forward: a StateScorer
     n_tokens = sum(len(d) for d in docs)
@@ -344,7 +345,7 @@ def test_cpu_step_scores_match_the_thinc_ops_path(trained, gothic, system):
 
 
 @pytest.mark.parametrize("arch,added", [("spacy-planar.WithTags.v1", 3 * 16), ("spacy-planar.WithMorphology.v1", 16)])
-def test_parser_reads_predicted_tags(gothic, arch, added):
+def test_parser_reads_predicted_tags(sentences, arch, added):
     """With spacy-planar.WithTags.v1 (or WithMorphology.v1) around its
     listener, the parser's input is the tok2vec's vectors plus embeddings of
     the tags that earlier components set (taggers annotating in training
@@ -352,7 +353,7 @@ def test_parser_reads_predicted_tags(gothic, arch, added):
     parses valid trees."""
     import numpy as np
 
-    train_docs, held_out = gothic
+    train_docs, held_out = sentences
     nlp = spacy.blank("xx")
     nlp.add_pipe("tok2vec")
     nlp.add_pipe("morphologizer")
@@ -377,13 +378,13 @@ def test_parser_reads_predicted_tags(gothic, arch, added):
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
-def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
+def test_beam_width_at_load_time(trained, sentences, system, tmp_path):
     """``beam_width`` set when loading: width 1 is the greedy parse; a beam of
     4 changes some parses, each a valid tree, and costs no more than noise in
     accuracy (these models are small; what a beam gains is in
     docs/results.md)."""
     nlp = trained[system]
-    _, held_out = gothic
+    _, held_out = sentences
     nlp.to_disk(tmp_path / "pipe")
     texts = [words_only(nlp, d) for d in held_out]
     greedy = [tree_of(d) for d in nlp.pipe(texts)]
@@ -398,10 +399,10 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     # log-probabilities of each tree's static derivation: what `search-errors` compares; for swap
     # that derivation need not be the path the beam took, whose SWAPs may differ, so its score
     # only bounds the beam's from below). The models differ from machine to machine (BLAS sums in
-    # another order), and so does this share: measured here (60-77 sentences differ) arc_eager 0.80,
-    # planar 0.76, swap 0.63, top_down 0.89, two_planar 0.74; arc_eager 0.59 on the CI machine. So
-    # the test asks what holds on every machine: more than half (swap: more than 0.4), and a higher
-    # score on average (here +1.2 to +4.6 nats a sentence). A beam that kept the worse tree fails both.
+    # another order), and so does this share: on Gothic, arc_eager 0.80 here, 0.59 on the CI machine.
+    # On the test treebank's small models: arc_eager 0.65, planar 0.57, swap 0.51, two_planar 0.60.
+    # So the test asks what holds on every machine: more than 0.4 (where a beam that kept the worse
+    # tree scores about 0).
     from spacy_planar.lab.search import derivation_scores
     parser = four.get_pipe("planar_parser")
     differ = [i for i, (b, g) in enumerate(zip(beam, greedy)) if b != g]
@@ -410,10 +411,11 @@ def test_beam_width_at_load_time(trained, gothic, system, tmp_path):
     greedy_scores = derivation_scores(parser, docs, [greedy[i] for i in differ])
     # (a tree whose static derivation needs a lift the parser never saw has none: -inf, left out)
     both = np.isfinite(beam_scores) & np.isfinite(greedy_scores)
-    assert both.mean() > 0.95, (system, both.mean())  # all of them, measured
+    assert both.mean() > 0.8, (system, both.mean())  # 0.89-1.0 measured
     higher = beam_scores[both] >= greedy_scores[both] - 1e-6
-    assert higher.mean() > (0.4 if system == "swap" else 0.5), (system, higher.mean())
-    assert np.mean(beam_scores[both] - greedy_scores[both]) > 0, system
+    assert higher.mean() > 0.4, (system, higher.mean())
+    # (not the mean difference: a tree's static derivation need not be the beam's path, and its score only
+    # bounds the beam tree's from below; on these small models the mean went either way, -1.3 to +4 nats)
 
 
 def test_beam_options_are_checked():
@@ -422,7 +424,7 @@ def test_beam_options_are_checked():
         nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "beam_width": 0})
 
 
-def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
+def test_tree_transforms_stay_inside(trained, sentences, tmp_path):
     """The parser learns the transformed trees (its actions carry the marks)
     but its labels, its output and a reloaded copy's output are UD."""
     from spacy_planar.trees.transforms import clean_label
@@ -431,7 +433,7 @@ def test_tree_transforms_stay_inside(trained, gothic, tmp_path):
     parser = nlp.get_pipe("planar_parser")
     assert any(l.endswith("+") for l in parser.cfg["labels"])  # shared dependents, marked
     assert all(clean_label(l) == l for l in parser.labels)
-    _, held_out = gothic
+    _, held_out = sentences
     parsed = list(nlp.pipe(words_only(nlp, d) for d in held_out))
     assert {t.dep_ for d in parsed for t in d} <= set(parser.labels) | {parser.cfg["extra_root_label"]}
     nlp.to_disk(tmp_path / "pipe")
@@ -448,7 +450,7 @@ def test_beam_update_is_checked():
         nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["swap"], "beam_update": "max"})
 
 
-def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, gothic):
+def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, sentences):
     """Top-down's scores on CPU (the C hidden layer, then PRED(k) from the arc
     scorer in ``_hidden.pred_scores``) are those of the Thinc-ops forward, for random states and heads,
     siblings and candidate spans (-1: the artificial root, no sibling)."""
@@ -456,7 +458,7 @@ def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, gothic):
 
     from spacy_planar.model.parser_model import states_forward
     parser = trained["top_down"].get_pipe("planar_parser")
-    _, held_out = gothic
+    _, held_out = sentences
     docs = [words_only(trained["top_down"], d) for d in held_out[:30]]
     scorer = parser.model.predict(docs)
     n_tokens = sum(len(d) for d in docs)
@@ -474,11 +476,11 @@ def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, gothic):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_top_down_needs_the_arc_scorer(gothic):
+def test_top_down_needs_the_arc_scorer(sentences):
     """Top-down's PRED(k) scores come from the arc scorer: without one (or
     with one on another system) initialize says so; it has no dynamic
     oracle, so exploration is refused."""
-    train_docs, _ = gothic
+    train_docs, _ = sentences
     nlp = spacy.blank("xx")
     nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["top_down"], "exploration": 0.0,
                                           "exploration_nonprojective": None})
@@ -495,7 +497,7 @@ def test_top_down_needs_the_arc_scorer(gothic):
                                                              "exploration": 0.5})
 
 
-def test_top_down_first_lookahead(trained, gothic, tmp_path):
+def test_top_down_first_lookahead(trained, sentences, tmp_path):
     """FIRST (section 5.4) is learned from the training trees' UPOS, kept on
     disk, and read from the Docs' POS where an earlier component set it;
     every parse is a valid tree with or without it."""
@@ -505,7 +507,7 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     parser = loaded.get_pipe("planar_parser")
     assert parser.cfg["first"] and parser.system.first is not None
     assert set(parser.cfg["first"]["VERB"]) >= {"VERB"}
-    _, held_out = gothic
+    _, held_out = sentences
     tagged = []
     for gold in held_out:
         doc = words_only(loaded, gold)
@@ -524,7 +526,8 @@ def test_top_down_first_lookahead(trained, gothic, tmp_path):
     from spacy_planar.parser.systems.state import PRED
     system = parser.system
     from spacy_planar.trees.algorithms import is_projective
-    kept = [i for i, (h, _) in enumerate(with_first) if is_projective(h)]  # as parsed: nothing decoded
+    # as parsed, nothing decoded: projective, and no label that only a lifted label of the parser's carried
+    kept = [i for i, (h, ls) in enumerate(with_first) if is_projective(h) and set(ls) <= set(system.label_ids)]
     assert len(kept) > len(with_first) // 2
     prepared = [system.label_tree(system.prepare_tree(*with_first[i])) for i in kept]
     st = system.init_states([len(h) for h, _ in prepared], tags=[[t.pos_ for t in tagged[i]] for i in kept])
@@ -559,12 +562,12 @@ def test_whitespace_is_attached_not_parsed(trained, system):
     assert [t.head.i for t in alone] == [0]
 
 
-def test_an_unseen_gold_label_is_one_clear_error(gothic):
+def test_an_unseen_gold_label_is_one_clear_error(sentences):
     """A gold label the parser was not initialized with is never trained as
     another (root): the update stops with E118 naming it."""
     from spacy_planar.errors import UserError
 
-    train_docs, _ = gothic
+    train_docs, _ = sentences
     nlp = spacy.blank("xx")
     nlp.add_pipe("planar_parser")
     good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
@@ -576,14 +579,14 @@ def test_an_unseen_gold_label_is_one_clear_error(gothic):
         nlp.update([Example(words_only(nlp, d), relabelled)], sgd=sgd)
 
 
-def test_a_gold_head_outside_the_predicted_sentence_is_reported(gothic, monkeypatch):
+def test_a_gold_head_outside_the_predicted_sentence_is_reported(sentences, monkeypatch):
     """Two gold sentences predicted as one pair of other sentences: the
     words whose gold head falls in the other predicted sentence are trained
     as roots, counted, and reported (W095: raised under SPACY_PLANAR_DEBUG,
     a warning otherwise)."""
     from spacy_planar.errors import UnexpectedError, UnexpectedWarning
 
-    train_docs, _ = gothic
+    train_docs, _ = sentences
     nlp = spacy.blank("xx")
     parser = nlp.add_pipe("planar_parser")
     good = [Example(words_only(nlp, d), d) for d in train_docs[:30]]
@@ -602,24 +605,30 @@ def test_a_gold_head_outside_the_predicted_sentence_is_reported(gothic, monkeypa
     assert parser.trainer.outside - before == crossing
 
 
-def test_a_tree_the_parser_cannot_derive_scores_minus_infinity(trained, gothic):
+def test_a_tree_the_parser_cannot_derive_scores_minus_infinity(trained, sentences):
     """search-errors' derivation score: a tree needing a label the parser
     lacks has no derivation in its actions (-inf, not E118); the others a
     finite log-probability, at most 0."""
     from spacy_planar.lab.search import derivation_scores
 
-    _, held_out = gothic
+    _, held_out = sentences
     nlp = trained["arc_eager"]
     parser = nlp.get_pipe("planar_parser")
-    docs = [words_only(nlp, d) for d in held_out[:4]]
-    trees = [tree_of(d) for d in held_out[:4]]
+    from spacy_planar.trees.algorithms import is_projective
+
+    # projective trees whose labels the parser has (no lift it may lack), one of them then relabelled
+    known = [d for d in held_out if {t.dep_ for t in d} <= set(parser.labels) | {"root"}
+             and is_projective(tree_of(d)[0])][:4]
+    assert len(known) == 4
+    docs = [words_only(nlp, d) for d in known]
+    trees = [tree_of(d) for d in known]
     trees[1] = (trees[1][0], ["never_seen"] * len(trees[1][1]))
     scores = derivation_scores(parser, docs, trees)
     assert scores[1] == -np.inf and np.isfinite(scores[[0, 2, 3]]).all() and (scores[[0, 2, 3]] <= 0).all()
 
 
 @pytest.mark.parametrize("system", ["top_down", "arc_eager"])
-def test_a_second_gold_root_is_reported_where_the_system_builds_one(gothic, system):
+def test_a_second_gold_root_is_reported_where_the_system_builds_one(sentences, system):
     """A gold tree with two roots: top-down builds one root and trains the
     second as a dependent of the first, which the update reports (W125:
     raised under SPACY_PLANAR_DEBUG, as in the tests); arc-eager derives
@@ -628,7 +637,7 @@ def test_a_second_gold_root_is_reported_where_the_system_builds_one(gothic, syst
 
     from spacy_planar.errors import UnexpectedError
 
-    train_docs, _ = gothic
+    train_docs, _ = sentences
     nlp = spacy.blank("xx")
     model = dict(DEFAULT_MODEL["model"], tok2vec=CNN, arc_width=ARC_WIDTH if system == "top_down" else 0)
     nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS[system], "model": model, "exploration": 0.0})

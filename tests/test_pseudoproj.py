@@ -95,12 +95,13 @@ def test_deprojectivize_returns_a_tree_for_any_labels(tree):
         assert l == labels
 
 
-@pytest.mark.slow
-def test_experiment_1_on_gothic(got_train):
+def test_experiment_1_on_the_test_treebank(train_conllu):
+    from reference import nonprojective
+
     from spacy_planar.io.conllu import read_conllu
-    sents = [(s.heads, s.deprels) for s in read_conllu(got_train)]
+    sents = [(s.heads, s.deprels) for s in read_conllu(train_conllu)]
     res = projectivization_check(sents, "head+path")
-    assert res["nonprojective_arcs"] == 986
+    assert res["nonprojective_arcs"] == sum(sum(nonprojective(h)) for h, _ in sents) > 100
     assert res["restored_arcs"] / res["nonprojective_arcs"] >= 0.98
     assert projectivization_check(sents, "baseline")["restored_arcs"] == 0
     assert res["labels_after"] > res["labels_before"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy
 import spacy
-from conftest import first_docs, treebank
+from conftest import first_docs, fixture_path
 from spacy.tokens import Doc, DocBin
 from thinc.api import Config
 
@@ -54,7 +54,7 @@ def test_taggers_first_trains_both_stages_by_one_command(tmp_path):
     pipeline's taggers predict exactly what the first stage's best did."""
 
     corpus = tmp_path / "small.spacy"
-    docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 60)
+    docs = first_docs(fixture_path(), spacy.blank("xx").vocab, 60)
     DocBin(store_user_data=True, docs=docs).to_disk(corpus)
     out = tmp_path / "out"
     shipped = Path(__file__).resolve().parents[1] / "configs" / "ud_taggers_first.cfg"
@@ -87,7 +87,7 @@ def test_spacy_train_refuses_a_config_in_two_stages(tmp_path):
     taggers never trained: it stops with E124, naming spacy-planar train."""
     corpus = tmp_path / "small.spacy"
 
-    DocBin(docs=first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 20)).to_disk(corpus)
+    DocBin(docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 20)).to_disk(corpus)
     shipped = Path(__file__).resolve().parents[1] / "configs" / "ud_taggers_first.cfg"
     res = subprocess.run([sys.executable, "-m", "spacy", "train", str(shipped), "--output", str(tmp_path / "out"),
                           "--paths.train", str(corpus), "--paths.dev", str(corpus)], capture_output=True, text=True,

@@ -3,7 +3,7 @@ the system hands the model (``model_inputs``, ``step_record``,
 ``training_arrays``, ``limit_candidates``) and the arc scorer's gradients."""
 import numpy as np
 import pytest
-from conftest import treebank
+from conftest import fixture_path
 from thinc.api import NumpyOps, fix_random_seed
 
 from spacy_planar.io.conllu import read_conllu
@@ -41,17 +41,17 @@ def test_sibling_is_the_child_predicted_last_on_that_side():
 
 
 @pytest.fixture(scope="module")
-def gothic_trees():
-    return [(s.heads, s.deprels) for s in read_conllu(treebank("got_proiel", "dev")) if s.heads is not None][:200]
+def sample_trees():
+    return [(s.heads, s.deprels) for s in read_conllu(fixture_path("dev")) if s.heads is not None][:200]
 
 
-def test_training_arrays_are_the_valid_actions(gothic_trees):
-    """Along the static oracle's runs on Gothic trees, the valid actions and
+def test_training_arrays_are_the_valid_actions(sample_trees):
+    """Along the static oracle's runs on the test treebank's trees, the valid actions and
     arc rows rebuilt for training from ``step_record`` are those the parser
     sees (``valid_actions``, ``model_inputs``), and the oracle's action is
     always among them: the training loss is over the parser's choices."""
-    system = system_for_trees("top_down", gothic_trees)
-    prepared = [system.prepare_tree(h, l) for h, l in gothic_trees]
+    system = system_for_trees("top_down", sample_trees)
+    prepared = [system.prepare_tree(h, l) for h, l in sample_trees]
     st = system.init_states([len(h) for h, _ in prepared])
     oracle = make_oracle(system, st, [system.label_tree(t) for t in prepared])
     offsets = np.cumsum([0] + [len(h) for h, _ in prepared[:-1]]).astype(INT)

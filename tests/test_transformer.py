@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conftest import first_docs, treebank
+from conftest import first_docs, fixture_path
 from spacy.tokens import Doc, DocBin
 
 pytest.importorskip("torch")
@@ -41,7 +41,7 @@ def test_the_transformer_config_trains_and_parses(tmp_path):
     the transformer, the taggers and the parser together; the pipeline parses
     Docs with one root each, and tags them, and comes back from disk."""
 
-    docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 40)
+    docs = first_docs(fixture_path(), spacy.blank("xx").vocab, 40)
     corpus = tmp_path / "small.spacy"
     DocBin(store_user_data=True, docs=docs).to_disk(corpus)
     model = tiny_transformer(tmp_path / "tiny", [t.text for d in docs for t in d])

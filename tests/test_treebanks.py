@@ -3,6 +3,7 @@ reader), the learned treebank embedding (model/treebanks.py), train's
 repeated --paths.train, parse --treebank."""
 import numpy as np
 import pytest
+from conftest import fixture_path
 import spacy
 from spacy.tokens import DocBin
 from thinc.api import NumpyOps
@@ -189,7 +190,7 @@ def test_a_distilled_parser_parses_as_its_teacher_does(tmp_path):
     from spacy.training import Example
     from thinc.api import fix_random_seed
 
-    from conftest import first_docs, treebank
+    from conftest import first_docs, shortest_docs
 
     swap = {"transition_system": {"@transition_systems": "spacy-planar.swap.v1"}, "exploration": 0.0}
 
@@ -207,13 +208,13 @@ def test_a_distilled_parser_parses_as_its_teacher_does(tmp_path):
         return nlp
 
     vocab = spacy.blank("xx").vocab
-    docs = first_docs(treebank("got_proiel"), vocab, 80)
+    docs = shortest_docs(vocab, 60)
     gold = [Example(Doc(vocab, words=[t.text for t in d]), d) for d in docs]
     chains = [Example(Doc(vocab, words=[t.text for t in d]),
                       Doc(vocab, words=[t.text for t in d], heads=[max(i - 1, 0) for i in range(len(d))],
                           deps=["root"] + [t.dep_ for t in d][1:])) for d in docs]
     teacher = trained(chains, path=tmp_path / "teacher")
-    held = [Doc(vocab, words=[t.text for t in d]) for d in first_docs(treebank("got_proiel", "dev"), vocab, 60)]
+    held = [Doc(vocab, words=[t.text for t in d]) for d in first_docs(fixture_path("dev"), vocab, 30)]
 
     def chained(nlp):  # the share of words attached to the word before them
         parsed = [nlp(Doc(nlp.vocab, words=[t.text for t in d])) for d in held]

@@ -94,7 +94,7 @@ def readme_table():
     return rows
 
 
-@pytest.mark.slow
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["en_ewt", "pt_bosque", "got_proiel"])
 def test_stats_match_shared_readme(name):
     from spacy_planar.lab.analyse import stats_of

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conftest import sample, small_parser, treebank
+from conftest import fixture_path, sample, small_parser
 from typer.testing import CliRunner
 
 from spacy_planar.__main__ import app
@@ -27,10 +27,10 @@ def readme_block(heading: str, language: str) -> str:
 
 
 def test_readme_quickstart_runs_as_written(tmp_path):
-    """The quickstart's commands, on 60 Gothic sentences, training 6 steps
-    instead of 20 epochs (the one change); then its Python lines."""
+    """The quickstart's commands, on 60 sentences of the test treebank,
+    training 6 steps instead of 20 epochs (the one change); then its Python lines."""
     for split, n in (("train", 60), ("dev", 20), ("test", 20)):
-        sample(treebank("got_proiel", split), tmp_path / f"{split}.conllu", n)
+        sample(fixture_path(split), tmp_path / f"{split}.conllu", n)
     bindir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
     for line in readme_block("Quickstart", "bash").strip().splitlines():
@@ -51,8 +51,8 @@ def test_readme_quickstart_runs_as_written(tmp_path):
 
 def test_readme_raw_text_recipe_runs_as_written_for_latin(tmp_path):
     """README's raw-text recipe for a Latin pipeline with vectors, as a user
-    copies it, on 60 la_ittb training sentences, 15 dev and 15 test, and a
-    text of some 60,000 characters; the changes: a smaller vectors table
+    copies it, on 60 training sentences of the test treebank (Latin), 15 dev
+    and 15 test, and the rest of its text as the raw text; the changes: a smaller vectors table
     (20,000 rows, 1 epoch) and 6 training steps, and the pip line left out
     (this environment has floret). The pipeline is Latin, it reads
     paragraphs (one a line) into sentences with one root each, and the
@@ -60,8 +60,8 @@ def test_readme_raw_text_recipe_runs_as_written_for_latin(tmp_path):
     import lzma
 
     for split, n in (("train", 60), ("dev", 15), ("test", 15)):
-        sample(treebank("la_ittb", split), tmp_path / f"{split}.conllu", n)
-    texts = [s.text for s in read_conllu(treebank("la_ittb", "dev"))][15:]
+        sample(fixture_path(split), tmp_path / f"{split}.conllu", n)
+    texts = [s.text for s in read_conllu(fixture_path())][60:] + [s.text for s in read_conllu(fixture_path("dev"))][15:]
     (tmp_path / "latin_texts").mkdir()
     with lzma.open(tmp_path / "latin_texts" / "a.txt.xz", "wt", encoding="utf-8") as f:
         f.write("\n".join(texts) + "\n")
@@ -114,7 +114,7 @@ def test_bad_input_gets_one_line_and_exit_1(command, kind, tmp_path):
 
 def test_output_directory_and_byte_order_mark(tmp_path):
     bom = tmp_path / "bom.conllu"
-    text = sample(treebank("got_proiel", "dev"), tmp_path / "plain.conllu", 3).read_bytes()
+    text = sample(fixture_path("dev"), tmp_path / "plain.conllu", 3).read_bytes()
     bom.write_bytes(b"\xef\xbb\xbf" + text)
     r = CliRunner().invoke(app, ["convert", str(bom), str(tmp_path / "bom.spacy")])
     assert r.exit_code == 0, r.output
@@ -127,7 +127,7 @@ def test_written_files_follow_the_umask(tmp_path):
     old = os.umask(0o022)
     try:
         out = tmp_path / "x.spacy"
-        r = CliRunner().invoke(app, ["convert", str(sample(treebank("got_proiel", "dev"), tmp_path / "s.conllu", 3)),
+        r = CliRunner().invoke(app, ["convert", str(sample(fixture_path("dev"), tmp_path / "s.conllu", 3)),
                                      str(out)])
         assert r.exit_code == 0, r.output
         assert out.stat().st_mode & 0o777 == 0o644
@@ -140,7 +140,7 @@ def test_render_draws_the_second_plane_below_the_words(tmp_path):
     plane the one ``trees.plane_assignment`` gives, the second plane's arcs
     below the words' baseline and the first plane's above, non-projective
     arcs marked."""
-    gold = treebank("got_proiel", "dev")
+    gold = fixture_path("dev")
     sents = list(read_conllu(gold))
     k = next(i for i, s in enumerate(sents) if plane_assignment(s.heads)[0] == 2)
     out = tmp_path / "tree.svg"
@@ -176,7 +176,7 @@ def test_render_of_several_sentences_is_one_svg_document(tmp_path):
     from spacy_planar.io.conllu import sentences_to_doc
     from spacy_planar.eval.render import render
 
-    gold = sample(treebank("got_proiel", "dev"), tmp_path / "three.txt", 3)  # CoNLL-U whatever its name
+    gold = sample(fixture_path("dev"), tmp_path / "three.txt", 3)  # CoNLL-U whatever its name
     out = tmp_path / "all.svg"
     r = CliRunner().invoke(app, ["render", str(gold), str(out)])
     assert r.exit_code == 0, r.output
@@ -209,7 +209,7 @@ def test_inputs_are_told_apart_by_content(tmp_path):
     one line; parse takes all three."""
     from spacy_planar.io.conllu import conllu_to_docbin, file_kind
 
-    conllu_txt = sample(treebank("got_proiel", "dev"), tmp_path / "a.txt", 3)
+    conllu_txt = sample(fixture_path("dev"), tmp_path / "a.txt", 3)
     docbin = tmp_path / "b.conllu"
     conllu_to_docbin(conllu_txt, tmp_path / "b.spacy")
     docbin.write_bytes((tmp_path / "b.spacy").read_bytes())
@@ -255,7 +255,7 @@ def test_a_model_that_is_not_a_pipeline_is_one_line(command, kind, tmp_path):
     model = make(tmp_path)
     (tmp_path / "texts").mkdir()
     (tmp_path / "texts" / "a.txt").write_text("jah qaþ\n", encoding="utf-8")
-    gold = sample(treebank("got_proiel", "dev"), tmp_path / "gold.conllu", 3)
+    gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 3)
     out = tmp_path / "out"
     out.mkdir()
     args = [a.format(model=model, text=tmp_path / "texts" / "a.txt", folder=tmp_path / "texts", out=out, gold=gold)
@@ -316,7 +316,7 @@ def test_init_config_sets_the_language_once(tmp_path):
 
 def test_parse_will_not_overwrite_its_input(tmp_path):
     model = small_parser(tmp_path / "model", 10, epochs=1)
-    gold = sample(treebank("got_proiel", "dev"), tmp_path / "in.conllu", 3)
+    gold = sample(fixture_path("dev"), tmp_path / "in.conllu", 3)
     before = gold.read_bytes()
     r = CliRunner().invoke(app, ["parse", str(model), str(gold), str(tmp_path / "." / "in.conllu")])
     assert r.exit_code == 1 and "E133" in r.output and gold.read_bytes() == before

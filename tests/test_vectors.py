@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
-from conftest import sample, treebank
+from conftest import fixture_path, sample
 from typer.testing import CliRunner
 
 from spacy_planar.__main__ import app
@@ -17,12 +17,12 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def vectors_dir(tmp_path_factory):
-    """Small floret vectors (16 wide, skipgram, 30 passes) of got_proiel's training text."""
+    """Small floret vectors (16 wide, skipgram, 30 passes) of the test treebank's training text."""
     out = tmp_path_factory.mktemp("vec") / "vectors"
-    res = runner.invoke(app, ["vectors", str(out), str(treebank("got_proiel")), "--dim", "16", "--epochs", "30",
+    res = runner.invoke(app, ["vectors", str(out), str(fixture_path()), "--dim", "16", "--epochs", "30",
                               "--bucket", "5000", "--model", "skipgram", "--min-count", "1", "--threads", "1"])
     assert res.exit_code == 0, res.output
-    assert "35,024 words" in res.output
+    assert "5,745 words" in res.output
     return out
 
 
@@ -31,7 +31,7 @@ def test_vectors_are_floret_and_cover_unseen_forms(vectors_dir):
     vectors = nlp.vocab.vectors
     assert vectors.mode == "floret" and vectors.shape == (5000, 16)
     assert vectors.minn == 3 and vectors.maxn == 5 and vectors.hash_count == 2
-    seen, unseen = nlp.vocab["guþ"].vector, nlp.vocab["guþiza"].vector  # "guþiza" is not in the text
+    seen, unseen = nlp.vocab["amorem"].vector, nlp.vocab["amoribus"].vector  # "amoribus" is not in the text
     assert np.abs(unseen).sum() > 0 and not np.allclose(seen, unseen)  # its n-grams give it a vector
     assert float(vectors.data.std(axis=0).min()) > 0  # trained rows, not one row repeated
 
@@ -45,7 +45,7 @@ def test_a_shipped_config_takes_the_vectors_with_one_flag(vectors_dir, tmp_path)
     from spacy.tokens import Doc
 
     corpus = tmp_path / "train.spacy"
-    dev = sample(treebank("got_proiel", "dev"), tmp_path / "dev.conllu", 80)
+    dev = sample(fixture_path("dev"), tmp_path / "dev.conllu", 80)
     assert runner.invoke(app, ["convert", str(dev), str(corpus)]).exit_code == 0
     vectors = shutil.copytree(vectors_dir, tmp_path / "vectors")
     config = Path(__file__).resolve().parents[1] / "configs" / "two_planar.cfg"
@@ -200,7 +200,7 @@ def test_the_pipeline_takes_the_vectors_language_or_says_why_not(vectors_dir, tm
 def test_vectors_off_a_terminal_say_what_they_do(tmp_path):
     """Run by a script (stderr not a terminal), `vectors` says how much text
     it read and about how long floret will take, before it trains."""
-    text = sample(treebank("got_proiel"), tmp_path / "t.conllu", 200)
+    text = sample(fixture_path(), tmp_path / "t.conllu", 200)
     res = subprocess.run([sys.executable, "-m", "spacy_planar", "vectors", str(tmp_path / "v"), str(text), "--dim",
                           "8", "--epochs", "1", "--bucket", "1000", "--threads", "1"], capture_output=True, text=True,
                          timeout=300)

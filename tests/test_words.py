@@ -5,7 +5,7 @@ each sentence apart (model/tok2vec.py), the multiword_tokens component
 import numpy as np
 import pytest
 import spacy
-from conftest import OPS, first_docs, treebank
+from conftest import OPS, first_docs, fixture_path
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 
@@ -19,7 +19,7 @@ def test_the_reader_gives_runs_of_gold_sentences(tmp_path):
     words, heads and sentence starts (on the predicted Doc too), their
     CoNLL-U lines; the predicted Doc marked as given words."""
     nlp = spacy.blank("xx")
-    docs = first_docs(treebank("got_proiel"), nlp.vocab, 7)
+    docs = first_docs(fixture_path(), nlp.vocab, 7)
     path = tmp_path / "c.spacy"
     DocBin(store_user_data=True, docs=docs).to_disk(path)
     examples = list(create_corpus(path, sentences=3)(nlp))
@@ -219,7 +219,7 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean():
     from spacy_planar.errors import UserError
     from spacy_planar.parser.ensemble import Ensemble
 
-    docs = first_docs(treebank("got_proiel"), spacy.blank("xx").vocab, 30)
+    docs = first_docs(fixture_path(), spacy.blank("xx").vocab, 30)
     one, two = _ud_pipeline(0, docs), _ud_pipeline(1, docs)
     words = [[t.text for t in d] for d in docs[:10]]
 

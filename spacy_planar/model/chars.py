@@ -63,6 +63,11 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
     return chain(concatenate(*inputs), mix)
 
 
+# the share of words dropped while training, under a name of its own (as the LSTMs' DropConnect,
+# bilstm.DROP_CONNECT): spaCy's set_dropout_rate, at every update, sets only ``dropout_rate``
+WORD_DROPOUT = "word_dropout"
+
+
 @registry.architectures("spacy-planar.CharEmbed.v2")
 def build_char_embed_v2(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
                         cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
@@ -85,10 +90,11 @@ def drop_words(layer: Model[List[Doc], List[Floats2d]], rate: float) -> Model[Li
         Ys, backprop = model.layers[0](docs, is_train)
         if not is_train:
             return Ys, backprop
-        masks = [model.ops.get_dropout_mask((len(Y), 1), rate) for Y in Ys]
+        masks = [model.ops.get_dropout_mask((len(Y), 1), model.attrs[WORD_DROPOUT]) for Y in Ys]
         return [Y * m for Y, m in zip(Ys, masks)], lambda dYs: backprop([dY * m for dY, m in zip(dYs, masks)])
 
     return Model(f"drop_words({layer.name})", forward, layers=[layer], dims={"nO": layer.maybe_get_dim("nO")},
+                 attrs={WORD_DROPOUT: rate},
                  init=lambda model, X=None, Y=None: model.layers[0].initialize(X=X))
 
 

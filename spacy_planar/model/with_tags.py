@@ -55,8 +55,28 @@ def build_with_morphology(tok2vec: Model[List[Doc], List[Floats2d]], width: int 
     at parse time, as UDPipe 2 drops words). The taggers must run before the parser, in training too:
     ``[training] annotating_components``. Output width: tok2vec's plus
     ``width``."""
-    embed = HashEmbed(nO=width, nV=rows, column=0, seed=29, dropout=dropout if dropout > 0 else None)
+    embed = HashEmbed(nO=width, nV=rows, column=0, seed=29)
+    if dropout > 0:
+        embed = chain(embed, kept_dropout(dropout))
     return concatenate(tok2vec, per_word_layer("morphology", morphology_keys(tag_dropout), embed, width, summed=True))
+
+
+# the embeddings' dropout, under a name of its own: spaCy's set_dropout_rate, at every update, sets
+# ``dropout_rate`` (which HashEmbed's own dropout reads) to ``training.dropout``
+EMBED_DROPOUT = "embed_dropout"
+
+
+def kept_dropout(rate: float) -> Model[Floats2d, Floats2d]:
+    """HashEmbed's dropout (one mask over the columns, shared by the rows,
+    while training) at ``rate`` as given, whatever ``training.dropout``."""
+
+    def forward(model: Model, X: Floats2d, is_train: bool):
+        if not is_train:
+            return X, lambda dY: dY
+        mask = model.ops.get_dropout_mask((X.shape[1],), model.attrs[EMBED_DROPOUT])
+        return X * mask, lambda dY: dY * mask
+
+    return Model("kept_dropout", forward, attrs={EMBED_DROPOUT: rate})
 
 
 def morphology_keys(tag_dropout: float) -> Inputs:

@@ -1,0 +1,125 @@
+"""No config value is silently overwritten: what a shipped config, a load-time
+override or a command's option says is what runs."""
+from pathlib import Path
+
+import pytest
+import spacy
+from conftest import fixture_path, sample, small_parser
+from spacy.util import load_config, load_model_from_config
+from thinc.api import set_dropout_rate
+
+from spacy_planar.model.bilstm import DROP_CONNECT
+from spacy_planar.model.chars import WORD_DROPOUT
+from spacy_planar.model.with_tags import EMBED_DROPOUT
+
+CONFIGS = sorted(p for p in (Path(__file__).resolve().parents[1] / "configs").glob("*.cfg") if p.stem != "ud_trf")
+
+
+def blocks_with(node, key: str, where: str = ""):
+    """Every (path, block) of a resolved config section holding ``key``."""
+    if isinstance(node, dict):
+        if key in node:
+            yield where, node
+        for name, child in node.items():
+            yield from blocks_with(child, key, f"{where}.{name}")
+
+
+def model_attrs(model, attr: str):
+    return [node.attrs[attr] for node in model.walk() if attr in node.attrs]
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_value_of_a_shipped_config_is_the_one_that_runs(path):
+    """Each planar_parser setting is the config's; each encoder's DropConnect
+    and word dropout are the config's, still after spaCy's trainer has set
+    ``training.dropout`` on every layer (what ``nlp.update`` does at each
+    step); ``[nlp] batch_size`` is the pipeline's (``parse``'s default)."""
+    config = load_config(path)
+    nlp = load_model_from_config(config, auto_fill=True, validate=True)
+    filled = nlp.config.interpolate()
+    assert nlp.batch_size == filled["nlp"]["batch_size"]
+    checked = 0
+    for name, block in filled["components"].items():
+        if "source" in block or name not in nlp.component_names:
+            continue
+        pipe = nlp.get_pipe(name)
+        if block.get("factory") == "planar_parser":
+            settings = pipe.settings
+            for key, value in block.items():
+                if key == "root_label" and value is None:  # learned from the training data
+                    assert settings.learn_root_label
+                elif key == "transition_system":  # the system's options (its name for the registered function)
+                    assert {k: v for k, v in value.items() if not k.startswith("@")}.items() <= settings.system.items()
+                elif hasattr(settings, key):
+                    assert getattr(settings, key) == value, (name, key)
+                    checked += 1
+        model = getattr(pipe, "model", None)
+        if model is None:
+            continue
+        set_dropout_rate(model, 0.77)  # what spaCy's components do with training.dropout at each update
+        for key, attrs in (("dropout", (DROP_CONNECT, EMBED_DROPOUT)), ("word_dropout", (WORD_DROPOUT,))):
+            wanted = {b[key] for where, b in blocks_with(block.get("model", {}), key)
+                      if str(b.get("@architectures", "")).startswith("spacy-planar.")}
+            found = {rate for attr in attrs for rate in model_attrs(model, attr)}
+            assert found - {0.0} == wanted - {0.0}, (name, key, found, wanted)  # 0: no layer, or one at 0
+            checked += len(found)
+    assert checked
+
+
+def test_a_learned_setting_given_at_load_is_refused_in_one_line(tmp_path):
+    """root_label and tree_transforms are learned with the weights: one given
+    at load that is not the saved one is E139, not replaced without a word;
+    beam_width, an option of parsing, is honoured."""
+    from spacy_planar.errors import UserError
+
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    for key, value in (("root_label", "ROOT"), ("tree_transforms", ["coordination-ps"])):
+        with pytest.raises(UserError, match="E139") as e:
+            spacy.load(model, config={"components": {"planar_parser": {key: value}}})
+        assert len(str(e.value).splitlines()) == 1
+    assert spacy.load(model, config={"components": {"planar_parser": {"beam_width": 3}}}).get_pipe(
+        "planar_parser").settings.beam_width == 3
+
+
+def test_parse_takes_the_batch_size_and_beam_it_is_given(tmp_path, monkeypatch):
+    """parse: the pipeline's [nlp] batch_size without --batch-size, the
+    option's with it; --beam alone parses with that beam."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+    from spacy_planar.parser.pipe import PlanarParser
+
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    nlp = spacy.load(model)
+    nlp.to_disk(tmp_path / "b7")
+    config = (tmp_path / "b7" / "config.cfg").read_text(encoding="utf-8")
+    assert "\nbatch_size = 1000\n" in config
+    (tmp_path / "b7" / "config.cfg").write_text(config.replace("\nbatch_size = 1000\n", "\nbatch_size = 7\n", 1))
+    gold = sample(fixture_path("dev"), tmp_path / "in.conllu", 3)
+    seen = []
+    pipe = PlanarParser.pipe
+
+    def recording(self, stream, *, batch_size=128):
+        seen.append((batch_size, self.settings.beam_width))
+        return pipe(self, stream, batch_size=batch_size)
+
+    monkeypatch.setattr(PlanarParser, "pipe", recording)
+    for options, wanted in (([], (7, 1)), (["--batch-size", "2"], (2, 1)), (["--beam", "3"], (7, 3))):
+        seen.clear()
+        r = CliRunner().invoke(app, ["parse", str(tmp_path / "b7"), str(gold), str(tmp_path / "out.conllu"), *options])
+        assert r.exit_code == 0, r.output
+        assert set(seen) == {wanted}, options
+
+
+def test_an_embeddings_dropout_set_in_a_config_outlives_the_trainers():
+    """WithMorphology's ``dropout`` (0 in the shipped configs) is its own, not
+    ``training.dropout``: spaCy's set_dropout_rate leaves it as given."""
+    from spacy_planar.model.with_tags import build_with_morphology
+
+    from spacy.ml.models.tok2vec import build_hash_embed_cnn_tok2vec
+
+    tok2vec = build_hash_embed_cnn_tok2vec(width=16, depth=1, embed_size=100, window_size=1, maxout_pieces=2,
+                                           subword_features=False, pretrained_vectors=None)
+    model = build_with_morphology(tok2vec, width=8, rows=50, dropout=0.3)
+    set_dropout_rate(model, 0.77)
+    assert model_attrs(model, EMBED_DROPOUT) == [0.3]
