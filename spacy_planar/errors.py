@@ -164,6 +164,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "{given!r}: load it without setting {key}")
     E140 = "UDPipe 1 is not installed: pip install 'spacy-planar[anchors]' (or pip install ufal.udpipe)"
     E141 = "{path}: UDPipe 1 could not read or train on it: {reason}"
+    E142 = "{path}: [{section}] has no setting '{key}'{hint}; nothing was trained"
+    E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
+            "leave --gpu-id out to train on the CPU")
 
 
 

@@ -123,3 +123,70 @@ def test_an_embeddings_dropout_set_in_a_config_outlives_the_trainers():
     model = build_with_morphology(tok2vec, width=8, rows=50, dropout=0.3)
     set_dropout_rate(model, 0.77)
     assert model_attrs(model, EMBED_DROPOUT) == [0.3]
+
+
+@pytest.mark.parametrize("override, section, key, nearest", [
+    ("--training.max_stepz", "training", "max_stepz", "max_steps"),
+    ("--components.planar_parser.beam_widht", "components.planar_parser", "beam_widht", "beam_width"),
+    ("--components.tok2vec.model.encode.deptj", "components.tok2vec.model.encode", "deptj", "depth"),
+    ("--corpora.train.max_lenght", "corpora.train", "max_lenght", "max_length"),
+])
+def test_a_misspelled_key_is_refused_in_one_line_before_anything_is_made(tmp_path, override, section, key, nearest):
+    """spaCy drops a [training] key it does not know and trains on; train
+    refuses any key that no schema, factory or registered function takes,
+    in the file or on the command line, naming the nearest valid one."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "ud.cfg"
+    corpus = tmp_path / "c.spacy"
+    from conftest import first_docs
+    from spacy.tokens import DocBin
+
+    DocBin(docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 3)).to_disk(corpus)
+    args = ["train", str(config), "--output", str(tmp_path / "out"), "--paths.train", str(corpus),
+            "--paths.dev", str(corpus), override, "2"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1 and "E142" in r.output, r.output
+    assert f"[{section}] has no setting '{key}' (did you mean '{nearest}'?)" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+    # the same in the file
+    text = config.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.cfg"
+    bad.write_text(text.replace("[training]\n", "[training]\nmax_stepz = 2\n", 1), encoding="utf-8")
+    r = CliRunner().invoke(app, ["train", str(bad), "--output", str(tmp_path / "out"), "--paths.train", str(corpus),
+                                 "--paths.dev", str(corpus)])
+    assert r.exit_code == 1 and "'max_stepz' (did you mean 'max_steps'?)" in r.output
+
+
+def test_every_shipped_config_has_only_keys_that_something_reads():
+    from spacy.util import load_config
+
+    import spacy_planar.parser  # noqa: F401 (the factories)
+    import spacy_planar.ud  # noqa: F401
+    from spacy_planar.io.config_keys import first_unknown_key
+
+    root = Path(__file__).resolve().parents[1] / "configs"
+    for path in sorted(root.glob("**/*.cfg")):
+        assert first_unknown_key(load_config(path, interpolate=False)) is None, path
+
+
+def test_a_gpu_id_without_a_gpu_is_one_line(tmp_path):
+    from thinc.util import gpu_is_available
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+
+    if gpu_is_available():
+        pytest.skip("this machine has a GPU")
+    config = Path(__file__).resolve().parents[1] / "configs" / "arc_eager.cfg"
+    corpus = tmp_path / "c.spacy"
+    from conftest import first_docs
+    from spacy.tokens import DocBin
+
+    DocBin(docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 3)).to_disk(corpus)
+    r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "out"), "--paths.train", str(corpus),
+                                 "--paths.dev", str(corpus), "--gpu-id", "0"])
+    assert r.exit_code == 1 and "E143" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "out").exists()

@@ -42,6 +42,8 @@ def train(
 
     overrides = parse_config_overrides(several_treebanks(ctx.args))
     config = read_config(config_path)
+    check_keys(config_path, overrides)
+    check_gpu(gpu_id)
     vectors = setting(config, overrides, "paths", "vectors")
     check_vectors(vectors)
     overrides.update(language_of(config, overrides, vectors))
@@ -53,6 +55,36 @@ def train(
     train_stages(config_path, Path(output_path), overrides, gpu_id)
     seconds = time.perf_counter() - start
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+
+
+def check_keys(config_path: Path, overrides: Dict) -> None:
+    """Every key of the config, overrides included, is one something reads
+    (``io.config_keys``): else one line (E142) with the nearest valid name,
+    before anything is made."""
+    from spacy.util import load_config
+    from thinc.api import ConfigValidationError
+
+    from spacy_planar.io.config_keys import first_unknown_key
+
+    try:
+        config = load_config(config_path, overrides=overrides, interpolate=False)
+    except ConfigValidationError as e:
+        raise UserError(Errors.E088.format(path=config_path, reason=" ".join(str(e).split()))) from None
+    found = first_unknown_key(config)
+    if found is not None:
+        section, key, nearest = found
+        hint = f" (did you mean '{nearest}'?)" if nearest else ""
+        raise UserError(Errors.E142.format(path=config_path, section=section, key=key, hint=hint))
+
+
+def check_gpu(gpu_id: int) -> None:
+    """``--gpu-id`` 0 or more where no GPU can be used: one line (E143), nothing made."""
+    if gpu_id < 0:
+        return
+    from thinc.util import gpu_is_available
+
+    if not gpu_is_available():
+        raise UserError(Errors.E143.format(gpu_id=gpu_id))
 
 
 def with_teachers(config: Config, teachers: List[Path], weight: float, output_path: Path) -> Path:
