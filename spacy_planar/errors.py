@@ -165,6 +165,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E140 = "UDPipe 1 is not installed: pip install 'spacy-planar[anchors]' (or pip install ufal.udpipe)"
     E141 = "{path}: UDPipe 1 could not read or train on it: {reason}"
     E142 = "{path}: [{section}] has no setting '{key}'{hint}; nothing was trained"
+    E144 = ("{path} holds a trained pipeline ({found}): give another --output, or --overwrite to train into it "
+            "anew")
+    E145 = "training interrupted: {left}"
     E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
             "leave --gpu-id out to train on the CPU")
 

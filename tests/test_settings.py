@@ -190,3 +190,35 @@ def test_a_gpu_id_without_a_gpu_is_one_line(tmp_path):
                                  "--paths.dev", str(corpus), "--gpu-id", "0"])
     assert r.exit_code == 1 and "E143" in r.output and len(r.output.strip().splitlines()) == 1, r.output
     assert not (tmp_path / "out").exists()
+
+
+def test_train_keeps_a_trained_pipeline_and_ctrl_c_leaves_nothing_half_made(tmp_path, monkeypatch):
+    """A rerun into a folder holding a trained pipeline is refused without
+    --overwrite (E144); Ctrl-C before any pipeline is saved removes the folder
+    the run made, in one line (E145)."""
+    from conftest import first_docs
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+    from spacy_planar.cli import train as train_module
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "arc_eager.cfg"
+    corpus = tmp_path / "c.spacy"
+    DocBin(docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 3)).to_disk(corpus)
+    args = ["--paths.train", str(corpus), "--paths.dev", str(corpus)]
+    (tmp_path / "done" / "model-best").mkdir(parents=True)
+    r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "done"), *args])
+    assert r.exit_code == 1 and "E144" in r.output and "--overwrite" in r.output
+
+    def interrupted(config_path, output_path, overrides, gpu_id=-1):
+        output_path.mkdir(parents=True, exist_ok=True)
+        (output_path / "half").write_text("initialising", encoding="utf-8")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "train_stages", interrupted)
+    r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "new"), *args])
+    assert r.exit_code == 1 and sum("E145" in line for line in r.output.splitlines()) == 1, r.output
+    assert "removed" in r.output and not (tmp_path / "new").exists()
+    r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "done"), "--overwrite", *args])
+    assert r.exit_code == 1 and "E145" in r.output and (tmp_path / "done" / "model-best").exists()

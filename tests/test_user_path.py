@@ -349,3 +349,26 @@ def test_evaluate_scores_tokens_words_and_sentences_of_raw_text(tmp_path):
     assert "Words (CoNLL 2018)" in r.output and "Sentences (CoNLL 2018)" in r.output
     r = CliRunner().invoke(app, ["evaluate", str(gold), str(gold), "--json"])
     assert not {"Tokens", "Words", "Sentences"} & set(json.loads(r.output)["official"])
+
+
+def test_parse_reads_standard_input_and_writes_standard_output(tmp_path):
+    """`parse MODEL - -`: text (or CoNLL-U) piped in, CoNLL-U piped out, and
+    what parse says on standard error, as UDPipe's users pipe text."""
+    import subprocess
+    import sys
+
+    from spacy_planar.io.conllu import read_conllu
+
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    text = "Marcus heri venit .\nNec opis est nostre .\n"
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "parse", str(model), "-", "-"], input=text,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (tmp_path / "out.conllu").write_text(res.stdout, encoding="utf-8")
+    assert [s.text for s in read_conllu(tmp_path / "out.conllu")] == ["Marcus heri venit .", "Nec opis est nostre ."]
+    assert "Parsed 2 sentences" in res.stderr and "Parsed" not in res.stdout
+    gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 3)
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "parse", str(model), "-", str(tmp_path / "g.conllu")],
+                         input=gold.read_text(encoding="utf-8"), capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert [s.forms for s in read_conllu(tmp_path / "g.conllu")] == [s.forms for s in read_conllu(gold)]

@@ -23,8 +23,10 @@ from spacy_planar.parser.kbest import KBEST_BEAM
 def parse(
     model: str = typer.Argument(..., help="A trained spaCy pipeline (path or package)"),
     input_path: Path = typer.Argument(..., help="CoNLL-U or a spaCy DocBin (their words are parsed), or raw "
-                                      "text, one paragraph or sentence per line; told apart by content"),
-    output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL"),
+                                      "text, one paragraph or sentence per line; told apart by content ('-': "
+                                      "standard input)"),
+    output_path: Path = typer.Argument(..., help="CoNLL-U with predicted HEAD and DEPREL ('-': standard "
+                                       "output)"),
     sentencizer: bool = flag(False, "--sentencizer", "-s", help="Raw text: split each line into "
                                      "sentences (spaCy's sentencizer) rather than parse it as one"),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", "-b", help="Docs per batch (default: the "
@@ -55,6 +57,11 @@ def parse(
     tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
 
+    if str(input_path) == "-" or str(output_path) == "-":  # standard input or output, as UDPipe's users pipe text
+        with piped(input_path, output_path) as (given, written):
+            parse(model, given, written, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
+                  treebank, keep_input_columns)
+        return
     if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
         raise UserError(Errors.E133.format(path=output_path))
     settings = beam_settings(beam, kbest, confidence)
@@ -73,6 +80,34 @@ def parse(
                         confidence=confidence, keep_input_columns=keep_input_columns, header=header)
     seconds = time.perf_counter() - start
     report_output(model, report, seconds, output_path, validate)
+
+
+@contextmanager
+def piped(input_path: Path, output_path: Path):
+    """``-`` as the input: standard input, kept in a temporary file (its
+    content says what it is, as a file's does); ``-`` as the output: the
+    CoNLL-U written to standard output once whole, and what parse says
+    (size, speed, repairs) to standard error."""
+    import contextlib
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="spacy-planar-") as tmp:
+        given, written = input_path, output_path
+        if str(input_path) == "-":
+            given = Path(tmp) / "stdin.txt"
+            with given.open("wb") as f:
+                shutil.copyfileobj(sys.stdin.buffer, f)
+        if str(output_path) == "-":
+            written = Path(tmp) / "stdout.conllu"
+            with contextlib.redirect_stdout(sys.stderr):
+                yield given, written
+            with written.open("rb") as f:
+                shutil.copyfileobj(f, sys.stdout.buffer)
+            sys.stdout.flush()
+        else:
+            yield given, written
 
 
 def beam_settings(beam: Optional[int], kbest: int, confidence: bool) -> Optional[dict]:

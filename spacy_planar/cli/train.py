@@ -27,6 +27,8 @@ def train(
     teacher_weight: float = typer.Option(1.0, "--teacher-weight", help="With --teacher: the ensemble's share of the "
                                          "parser's target, the rest the oracle's"),
     gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Train into an output folder that holds a trained "
+                                   "pipeline, replacing it"),
 ) -> None:
     """Run spacy train (in stages where the config asks), timed.
 
@@ -44,6 +46,8 @@ def train(
     config = read_config(config_path)
     check_keys(config_path, overrides)
     check_gpu(gpu_id)
+    check_output(Path(output_path), overwrite)
+    created = not Path(output_path).exists()
     vectors = setting(config, overrides, "paths", "vectors")
     check_vectors(vectors)
     overrides.update(language_of(config, overrides, vectors))
@@ -52,7 +56,10 @@ def train(
         config_path = with_teachers(config, teachers, teacher_weight, output_path)
     setup_gpu(gpu_id)
     start = time.perf_counter()
-    train_stages(config_path, Path(output_path), overrides, gpu_id)
+    try:
+        train_stages(config_path, Path(output_path), overrides, gpu_id)
+    except KeyboardInterrupt:
+        raise UserError(Errors.E145.format(left=interrupted(Path(output_path), created))) from None
     seconds = time.perf_counter() - start
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
@@ -75,6 +82,28 @@ def check_keys(config_path: Path, overrides: Dict) -> None:
         section, key, nearest = found
         hint = f" (did you mean '{nearest}'?)" if nearest else ""
         raise UserError(Errors.E142.format(path=config_path, section=section, key=key, hint=hint))
+
+
+def check_output(output_path: Path, overwrite: bool) -> None:
+    """An output folder that holds a trained pipeline is refused without
+    ``overwrite`` (E144): a rerun would replace a better model-best."""
+    found = [name for name in ("model-best", "model-last", "first_stage") if (output_path / name).exists()]
+    if found and not overwrite:
+        raise UserError(Errors.E144.format(path=output_path, found=", ".join(found)))
+
+
+def interrupted(output_path: Path, created: bool) -> str:
+    """After Ctrl-C: the folder this run made is removed where no pipeline
+    was saved yet; else what it holds (spaCy saves model-best as it goes)."""
+    import shutil
+
+    best = output_path / "model-best"
+    if best.exists():
+        return f"{best} holds the best pipeline so far"
+    if created and output_path.exists():
+        shutil.rmtree(output_path, ignore_errors=True)
+        return f"no pipeline was saved yet; {output_path} removed"
+    return "no pipeline was saved yet"
 
 
 def check_gpu(gpu_id: int) -> None:
