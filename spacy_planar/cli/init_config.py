@@ -212,8 +212,9 @@ def init_config(
     system: str = typer.Argument(..., help="|".join(SYSTEM_CONFIGS)),
     output_path: Path = typer.Argument(..., help="Where to write the config (.cfg)"),
     base: Optional[Path] = typer.Option(None, "--base", "-b", help="Your own base config instead of the shipped one"),
-    tagging: bool = flag(False, "--tagging", "-t", help="Add a morphologizer (UPOS + FEATS) and a tagger "
-                                 "(XPOS) sharing the tok2vec, trained with the parser"),
+    tagging: bool = flag(False, "--tagging", "-t", help="The UD pipeline: multiword tokens, a senter, a "
+                                 "morphologizer (UPOS + FEATS), a tagger (XPOS) and a lemmatizer sharing the "
+                                 "tok2vec, trained with the parser"),
     accurate: bool = flag(False, "--accurate", help="The accurate tier: the shared encoder sized for accuracy "
                           "(accurate.partial.cfg; slower to train and to parse, README's table)"),
     taggers_first: bool = flag(False, "--taggers-first", help="With --tagging: train the taggers first, then "

@@ -123,8 +123,9 @@ def vectors(
         msg.info(f"{corpus.words:,} words in {corpus.lines:,} lines from {len(corpus.files)} file(s)"
                  + (f"; {corpus.excluded_lines:,} lines ({corpus.excluded_words:,} words) left out as held-out "
                     "text" if exclude else ""))
+        minutes = estimated_minutes(corpus.words, epochs, threads)
         msg.info(f"Training floret ({model}, {epochs} epochs, {threads} thread(s)): about "
-                 f"{estimated_minutes(corpus.words, epochs, threads)} minutes "
+                 f"{minutes} minute{'' if minutes == 1 else 's'} "
                  f"({WORDS_PER_CPU_MINUTE:,} words an epoch per CPU-minute here)")
         train_floret(text, Path(tmp) / "vectors.floret", model, dim, epochs, minn, maxn, bucket, min_count,
                      threads, verbose=2 if sys.stderr.isatty() else 0)
