@@ -592,7 +592,7 @@ def test_project_takes_any_ud_treebank_by_variables():
 
 def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     """`spacy project run raw` with --vars naming a treebank folder and a raw
-    corpus (here: 60 sentences of the test treebank, Latin, the rest of its
+    corpus (here: 30 sentences of the test treebank, Latin, the rest of its
     text compressed, one epoch, vectors of 20,000 rows):
     vectors, both trainings and the comparison, in a copy of the project."""
     import lzma
@@ -605,7 +605,7 @@ def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     shutil.copytree(root / "configs", project / "configs")
     ud = tmp_path / "ud" / "la_udante"
     ud.mkdir(parents=True)
-    for split, n in (("train", 60), ("dev", 15), ("test", 15)):
+    for split, n in (("train", 30), ("dev", 10), ("test", 10)):
         sample(fixture_path(split), ud / f"{split}.conllu", n)
     text = " ".join(s.text for s in read_conllu(fixture_path()) if s.text)
     with lzma.open(tmp_path / "raw.txt.xz", "wt", encoding="utf-8") as f:

@@ -288,8 +288,8 @@ def test_single_root(sentences, system):
     needs the guard (under SPACY_PLANAR_DEBUG, which the tests set, it would
     raise W090), where the same model without the rule leaves forests."""
     train_docs, held_out = sentences
-    nlp = train_pipeline(system, train_docs[:100], epochs=3, single_root=True, extra_root_label="EXTRA")
-    for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]):
+    nlp = train_pipeline(system, train_docs[:50], epochs=3, single_root=True, extra_root_label="EXTRA")
+    for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:40]):
         heads, labels = tree_of(doc)
         assert sum(1 for h in heads if h == 0) == 1
         assert labels[heads.index(0)] == "root"
@@ -300,7 +300,7 @@ def test_single_root(sentences, system):
     if system in ("planar", "two_planar"):  # their moves alone build forests
         parser.settings.single_root = False
         forest = sum(sum(1 for h in tree_of(doc)[0] if h == 0) - 1
-                     for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:60]))
+                     for doc in nlp.pipe(words_only(nlp, d) for d in held_out[:40]))
         assert forest > 0
 
 
@@ -361,9 +361,9 @@ def test_parser_reads_predicted_tags(sentences, arch, added):
     tags = {"@architectures": arch, "width": 16, "tok2vec": LISTENER["tok2vec"]}
     nlp.add_pipe("planar_parser", config={"transition_system": SYSTEMS["two_planar"],
                                           "model": dict(LISTENER, tok2vec=tags)})
-    examples = [Example(words_only(nlp, d), d) for d in train_docs[:100]]
+    examples = [Example(words_only(nlp, d), d) for d in train_docs[:40]]
     sgd = nlp.initialize(lambda: examples)
-    for _ in range(3):
+    for _ in range(2):
         for i in range(0, len(examples), 16):
             nlp.update(examples[i:i + 16], sgd=sgd, annotates=["morphologizer", "tagger"])
     parser = nlp.get_pipe("planar_parser")

@@ -206,5 +206,5 @@ def test_vectors_off_a_terminal_say_what_they_do(tmp_path):
                          timeout=300)
     assert res.returncode == 0, res.stderr
     said = res.stdout + res.stderr
-    assert "words in 200 lines" in said and "Training floret (cbow, 1 epochs, 1 thread(s)): about 1 minutes" in said
+    assert "words in 200 lines" in said and "Training floret (cbow, 1 epochs, 1 thread(s)): about 1 minute " in said
     assert "Over 60 lines" not in runner.invoke(app, ["vectors", "--help"]).output
