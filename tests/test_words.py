@@ -139,6 +139,24 @@ def test_multiword_tokens_learns_the_treebanks_tokens_and_words(latin_component)
     assert split_words("Nobiscum", {"nobiscum": ["cum", "nobis"]}, (), set()) == ["Cum", "nobis"]
 
 
+def test_the_users_text_is_kept_with_each_words_offset_in_it(latin_component):
+    """The Doc's text has the words ("Matrem que"); ``doc._.input_text`` is
+    the text as given and ``token._.input_idx`` each word's offset in it, the
+    words of one multiword token at their token's; a Doc left as it was
+    answers with its own text and offsets."""
+    nlp, component = latin_component
+    text = "Matremque  atque mecum bene vidit."
+    doc = component(nlp(text))
+    assert doc.text != text and doc._.input_text == text
+    starts = {t.text: t._.input_idx for t in doc}
+    assert starts["Matrem"] == starts["que"] == 0 and starts["atque"] == text.index("atque")
+    assert starts["cum"] == starts["me"] == text.index("mecum") and starts["."] == len(text) - 1
+    for t in doc:  # every offset points at the word's token in the input
+        assert text[t._.input_idx:].lower().startswith(t.text.lower()) or t.text in ("que", "cum", "me")
+    plain = component(nlp("bene vidit."))
+    assert plain._.input_text == "bene vidit." and [t._.input_idx for t in plain] == [t.idx for t in plain]
+
+
 def test_raw_text_with_multiword_tokens_is_written_as_ud(latin_component, tmp_path):
     """The Doc the component makes, as CoNLL-U: range lines with the
     surface form, the words under them, ``# text`` as the text was written,

@@ -23,7 +23,11 @@ tokenizer makes, before any other component reads them:
 The Doc it gives has the words as tokens (inside a multiword token separated
 by a space, as ``conllu_io`` builds a treebank's Docs) and the multiword
 tokens' surface forms in ``Doc.user_data[MWT_KEY]``, which the CoNLL-U
-writer writes as UD's range lines. A Doc whose tokens are already words
+writer writes as UD's range lines. Its text is therefore not always the
+user's ("Tantoque habet." gives "Tanto que habet."): ``doc._.input_text``
+is the text as given and ``token._.input_idx`` each word's offset in it
+(the words of one multiword token share their token's offset; where
+nothing was split, ``doc.text`` and ``token.idx``). A Doc whose tokens are already words
 (CoNLL-U input, the training reader's: ``readers.WORDS_GIVEN``) is left as it
 is. Nothing is learned by gradient: ``initialize`` reads the tables, which
 ``to_disk`` saves.
@@ -36,7 +40,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 from spacy.training import Alignment, Example
 from spacy.util import ensure_path
 
@@ -44,6 +48,7 @@ from spacy_planar.defaults import BATCH_SIZE
 from spacy_planar.io.conllu import MWT_KEY, USER_DATA_KEY
 from spacy_planar.io.readers import WORDS_GIVEN
 
+INPUT_KEY = "spacy_planar_input"  # Doc.user_data: (the input text, each word's offset in it)
 MAX_MERGED = 3  # the most tokenizer tokens merged into one treebank token
 MIN_SUFFIX_TYPES = 3  # an enclitic is learned from at least this many distinct tokens split off by it
 
@@ -124,20 +129,25 @@ class MultiwordTokens:
         if doc.user_data.get(WORDS_GIVEN) or not len(doc):
             return doc
         surfaces, spaces = self._tokens(doc)
-        words, word_spaces, ranges = [], [], []
+        words, word_spaces, ranges, offsets = [], [], [], []
+        offset = 0
         for surface, space in zip(surfaces, spaces):
             parts = self._words(surface)
             if parts is None:
                 words.append(surface)
                 word_spaces.append(space)
-                continue
-            ranges.append([len(words), len(words) + len(parts) - 1, surface])
-            words.extend(parts)
-            word_spaces.extend([True] * (len(parts) - 1) + [space])
+                offsets.append(offset)
+            else:
+                ranges.append([len(words), len(words) + len(parts) - 1, surface])
+                words.extend(parts)
+                word_spaces.extend([True] * (len(parts) - 1) + [space])
+                offsets.extend([offset] * len(parts))
+            offset += len(surface) + space
         if not ranges and len(words) == len(doc):
             return doc
         out = Doc(self.vocab, words=words, spaces=word_spaces)
         out.user_data.update(doc.user_data)
+        out.user_data[INPUT_KEY] = (doc.text, offsets)
         if ranges:
             out.user_data[MWT_KEY] = ranges
         return out
@@ -283,3 +293,18 @@ def learned_tables(merged: Counter, merge_seen: Counter, split: Dict, split_seen
             whole.extend(kept)
     return {"merges": merges, "token_splits": token_splits, "lexicon": lexicon, "suffixes": sorted(suffixes),
             "whole": sorted(set(whole))}
+
+
+def _input_text(doc: Doc) -> str:
+    stored = doc.user_data.get(INPUT_KEY)
+    return doc.text if stored is None else stored[0]
+
+
+def _input_idx(token: Token) -> int:
+    stored = token.doc.user_data.get(INPUT_KEY)
+    return token.idx if stored is None else stored[1][token.i]
+
+
+for _cls, _name, _getter in ((Doc, "input_text", _input_text), (Token, "input_idx", _input_idx)):
+    if not _cls.has_extension(_name):
+        _cls.set_extension(_name, getter=_getter)
