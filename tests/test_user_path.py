@@ -372,3 +372,40 @@ def test_parse_reads_standard_input_and_writes_standard_output(tmp_path):
                          input=gold.read_text(encoding="utf-8"), capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert [s.forms for s in read_conllu(tmp_path / "g.conllu")] == [s.forms for s in read_conllu(gold)]
+
+
+def test_a_treebanks_text_as_paragraphs_parses_and_scores_against_it(tmp_path):
+    """`convert TREEBANK.conllu paragraphs.txt` writes its text as parse reads
+    raw text (a paragraph a line, a blank line between documents); parsing it
+    writes # newdoc / # newpar where they were, which convert reads back;
+    `evaluate` scores the parse against the treebank (the recipe's last step)."""
+    import json
+
+    from spacy_planar.io.conllu import read_conllu
+
+    model = small_parser(tmp_path / "model", 20, epochs=2)
+    gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 12)
+    blocks = gold.read_text(encoding="utf-8").split("\n\n")
+    blocks[0] = "# newdoc id = a\n# newpar\n" + blocks[0]
+    blocks[5] = "# newpar\n" + blocks[5]
+    blocks[8] = "# newdoc id = b\n# newpar\n" + blocks[8]
+    gold.write_text("\n\n".join(blocks), encoding="utf-8")
+    runner = CliRunner()
+    r = runner.invoke(app, ["convert", str(gold), str(tmp_path / "paragraphs.txt")])
+    assert r.exit_code == 0, r.output
+    lines = (tmp_path / "paragraphs.txt").read_text(encoding="utf-8").split("\n")
+    assert [bool(line) for line in lines] == [True, True, False, True, False]  # 3 paragraphs, 2 documents
+    r = runner.invoke(app, ["parse", str(model), str(tmp_path / "paragraphs.txt"), str(tmp_path / "parsed.conllu")])
+    assert r.exit_code == 0, r.output
+    marks = [[c for c in s.comments if c.startswith(("# newdoc", "# newpar"))]
+             for s in read_conllu(tmp_path / "parsed.conllu")]
+    opened = [m for m in marks if m]
+    assert opened == [["# newdoc", "# newpar"], ["# newpar"], ["# newdoc", "# newpar"]]
+    r = runner.invoke(app, ["convert", str(tmp_path / "parsed.conllu"), str(tmp_path / "p.spacy")])
+    r = runner.invoke(app, ["convert", str(tmp_path / "p.spacy"), str(tmp_path / "back.conllu")])
+    assert r.exit_code == 0 and [[c for c in s.comments if "new" in c] for s in read_conllu(tmp_path / "back.conllu")
+                                 ] == marks
+    r = runner.invoke(app, ["evaluate", str(gold), str(tmp_path / "parsed.conllu"), "--json"])
+    assert r.exit_code == 0, r.output
+    official = json.loads(r.output)["official"]  # Tokens, Words, Sentences F1 shown where below 100
+    assert official.get("Words", 100.0) > 95 and "LAS" in official  # the words aligned, the trees scored

@@ -8,21 +8,32 @@ import typer
 from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, fail, flag, msg
 from spacy_planar.errors import Errors
-from spacy_planar.io.conllu import SkipReport, conllu_to_docbin, docbin_to_conllu
+from spacy_planar.io.conllu import SkipReport, conllu_to_docbin, conllu_to_paragraphs, docbin_to_conllu
 
 
 @app.command()
 def convert(
     input_path: Path = typer.Argument(..., help="CoNLL-U, or a DocBin (.spacy)"),
-    output_path: Path = typer.Argument(..., help="The other kind: a DocBin (.spacy), or CoNLL-U"),
+    output_path: Path = typer.Argument(..., help="The other kind: a DocBin (.spacy), or CoNLL-U; or, from "
+                                       "CoNLL-U, its text as raw text (.txt) for parse"),
     lang: str = typer.Option(LANG, "--lang", "-l", help="Language of the vocab"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", help="Sentences per Doc (.conllu -> .spacy)"),
     skip_invalid: bool = flag(False, "--skip-invalid", help="Leave out malformed sentences, and say which"),
     treebank: str = typer.Option("", "--treebank", "-t", help="The treebank's name, kept with each Doc (for "
                                  "training on several treebanks); default: from the file's name (la_ittb-ud-"
                                  "train.conllu, la_ittb/train.conllu: la_ittb)"),
+    per_line: int = typer.Option(10, "--per-line", help=".txt: sentences a line where the treebank marks no "
+                                 "# newpar"),
 ) -> None:
-    """Convert CoNLL-U to a DocBin or back (a .spacy file is a DocBin, any other CoNLL-U)."""
+    """Convert CoNLL-U to a DocBin or back (a .spacy file is a DocBin, any other CoNLL-U).
+
+    CoNLL-U to .txt writes its text as parse reads raw text: a paragraph a
+    line (# newpar), a blank line between documents (# newdoc), so that the
+    parse of that text can be scored against the treebank."""
+    if output_path.suffix == ".txt" and input_path.suffix != ".spacy":
+        n = conllu_to_paragraphs(input_path, output_path, per_line)
+        msg.good(f"Wrote {output_path}: the text of {n} sentences, a paragraph a line")
+        return
     to_docbin = output_path.suffix == ".spacy"
     if to_docbin == (input_path.suffix == ".spacy"):
         fail(Errors.E030.format(input=input_path, output=output_path))

@@ -13,6 +13,7 @@ import numpy as np
 from spacy_planar.errors import ConlluError, Errors
 from spacy_planar.io.conllu import (
     HEAD_PROBS_KEY,
+    PARAGRAPH_KEY,
     PARSES_KEY,
     USER_DATA_KEY,
     Sentence,
@@ -138,12 +139,27 @@ def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1,
 
 def read_text(path: Path) -> List[str]:
     """The non-blank lines of a UTF-8 text file (a byte order mark is read)."""
+    return [text for text, _ in read_paragraphs(path)]
+
+
+def read_paragraphs(path: Path) -> List[Tuple[str, List[str]]]:
+    """Each non-blank line of a UTF-8 text file (a paragraph) with the
+    comments its first sentence opens with: ``# newpar``, after ``# newdoc``
+    on the file's first line and on the first after a blank line (a
+    document ends there), as UDPipe writes them."""
     check_input(path)
-    lines = [line.strip() for line in read_utf8(path).splitlines()]
-    texts = [line for line in lines if line]
-    if not texts:
+    out: List[Tuple[str, List[str]]] = []
+    new_document = True
+    for line in read_utf8(path).splitlines():
+        line = line.strip()
+        if not line:
+            new_document = True
+            continue
+        out.append((line, ["# newdoc", "# newpar"] if new_document else ["# newpar"]))
+        new_document = False
+    if not out:
         raise ConlluError(str(path), 1, Errors.E016)
-    return texts
+    return out
 
 
 # sentences (CoNLL-U) read, parsed and written at a time: a file's memory is a chunk's, not the file's
@@ -199,7 +215,9 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                                                          sentence_starts(d)) for d in read_docbin(input_path)),
                                          batch_size)
             else:
-                parsed = nlp.pipe(text_inputs(nlp, input_path, sentencizer), batch_size=batch_size)
+                paragraphs = read_paragraphs(input_path)
+                parsed = nlp.pipe(text_inputs(nlp, [t for t, _ in paragraphs], sentencizer), batch_size=batch_size)
+                parsed = marked(parsed, [marks for _, marks in paragraphs])
             for text in docs_to_conllu(counted(parsed), kbest, confidence):
                 f.write(text)
     report.has_upos = report.has_upos or (keep_input_columns and input_upos)
@@ -207,11 +225,17 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     return report
 
 
-def text_inputs(nlp, path: Path, sentencizer: bool) -> Iterable:
-    """A text file's lines as ``nlp.pipe`` inputs; with ``sentencizer``,
+def marked(docs: Iterable, marks: List[List[str]]) -> Iterator:
+    """Each parsed Doc with the # newdoc / # newpar its first sentence opens with."""
+    for doc, opening in zip(docs, marks):
+        doc.user_data[PARAGRAPH_KEY] = opening
+        yield doc
+
+
+def text_inputs(nlp, texts: List[str], sentencizer: bool) -> Iterable:
+    """Raw text lines as ``nlp.pipe`` inputs; with ``sentencizer``,
     Docs split into sentences by spaCy's sentencizer, run before the
     pipeline, which stays as it was given (unless it has one)."""
-    texts = read_text(path)
     if not sentencizer or "sentencizer" in nlp.pipe_names:
         return texts
     from spacy.pipeline import Sentencizer

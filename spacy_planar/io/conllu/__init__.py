@@ -17,6 +17,7 @@ from spacy_planar.io.conllu.docs import (
                    HEAD_PROBS_KEY,
                    MOVE_LOGP_KEY,
                    MWT_KEY,
+                   PARAGRAPH_KEY,
                    PARSES_KEY,
                    TREEBANK_KEY,
                    TREEBANKS_KEY,
@@ -25,7 +26,8 @@ from spacy_planar.io.conllu.docs import (
                    sentences_to_doc,
                    treebank_name,
 )
-from spacy_planar.io.conllu.files import conllu_to_docbin, docbin_to_conllu, read_docbin, roundtrip_diffs
+from spacy_planar.io.conllu.files import (conllu_to_docbin, conllu_to_paragraphs, docbin_to_conllu, read_docbin,
+                                         roundtrip_diffs)
 from spacy_planar.io.conllu.kbest_blocks import head_prob
 from spacy_planar.io.conllu.reading import (
                    Sentence,
@@ -38,9 +40,9 @@ from spacy_planar.io.conllu.reading import (
 )
 from spacy_planar.io.conllu.writing import atomic_output, doc_to_conllu, docs_to_conllu, ud_feats, write_conllu
 
-__all__ = ["HEAD_PROBS_KEY", "MOVE_LOGP_KEY", "MWT_KEY", "PARSES_KEY", "TREEBANK_KEY", "TREEBANKS_KEY",
+__all__ = ["HEAD_PROBS_KEY", "MOVE_LOGP_KEY", "MWT_KEY", "PARAGRAPH_KEY", "PARSES_KEY", "TREEBANK_KEY", "TREEBANKS_KEY",
            "USER_DATA_KEY", "Sentence", "SkipReport",
-           "atomic_output",
+           "atomic_output", "conllu_to_paragraphs",
            "check_input", "conllu_to_docbin", "conllu_to_docs", "doc_to_conllu", "docbin_to_conllu", "docs_to_conllu",
            "file_kind", "head_prob", "is_word_line", "read_conllu", "read_docbin", "read_utf8", "roundtrip_diffs",
            "sentences_to_doc", "treebank_name", "ud_feats", "write_conllu"]

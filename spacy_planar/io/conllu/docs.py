@@ -29,6 +29,8 @@ MWT_KEY = "spacy_planar_mwt"
 
 # the treebank a Doc's sentences come from (``convert`` sets it: ``--treebank``, else ``treebank_name``), which
 # a pipeline trained on several treebanks reads (``model/treebanks.py``) to write in that treebank's style
+# Doc.user_data: the comments a raw-text Doc's first sentence opens with (# newdoc, # newpar: parse_file)
+PARAGRAPH_KEY = "spacy_planar_paragraph"
 TREEBANK_KEY = "spacy_planar_treebank"
 # and the treebanks a training reader reads, the target first (``readers.py``; a treebank embedding's rows)
 TREEBANKS_KEY = "spacy_planar_treebanks"

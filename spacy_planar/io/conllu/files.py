@@ -85,3 +85,42 @@ def roundtrip_diffs(path: Union[str, Path], lang: str = LANG, limit: int = 20,
         if len(diffs) >= limit:
             break
     return len(sents), diffs[:limit]
+
+
+def conllu_to_paragraphs(input_path: Union[str, Path], output_path: Union[str, Path], per_line: int = 10) -> int:
+    """A treebank's text as raw text, the way ``parse`` reads it: a
+    paragraph a line (where the treebank marks ``# newpar``; where it marks
+    none, ``per_line`` sentences a line), a blank line where a document ends
+    (``# newdoc``). Each sentence's ``# text``, or its tokens with their
+    spacing. Returns the number of sentences written. The file can then be
+    parsed and the output scored against the treebank as it is."""
+    sentences = list(read_conllu(input_path))
+    marks_par = any(c.startswith("# newpar") for s in sentences for c in s.comments)
+    lines: List[str] = []
+    current: List[str] = []
+    for k, s in enumerate(sentences):
+        newdoc = any(c.startswith("# newdoc") for c in s.comments)
+        newpar = any(c.startswith("# newpar") for c in s.comments) if marks_par else k % per_line == 0
+        if current and (newdoc or newpar):
+            lines.append(" ".join(current))
+            current = []
+        if newdoc and lines:
+            lines.append("")
+        current.append(s.text or sentence_text(s))
+    if current:
+        lines.append(" ".join(current))
+    with atomic_output(output_path) as f:
+        f.write("\n".join(lines) + "\n")
+    return len(sentences)
+
+
+def sentence_text(s) -> str:
+    """A sentence's text from its tokens (range lines' forms for multiword tokens) and SpaceAfter."""
+    starts = {a: (b, cols[1]) for a, b, cols in s.ranges}
+    out, i = [], 0
+    while i < len(s.forms):
+        end, form = starts.get(i, (i, s.forms[i]))
+        space = s.space_after[end]
+        out.append(form + (" " if space else ""))
+        i = end + 1
+    return "".join(out).strip()

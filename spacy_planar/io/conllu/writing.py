@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.conllu.docs import HEAD_PROBS_KEY, MWT_KEY, PARSES_KEY, USER_DATA_KEY
+from spacy_planar.io.conllu.docs import HEAD_PROBS_KEY, MWT_KEY, PARAGRAPH_KEY, PARSES_KEY, USER_DATA_KEY
 from spacy_planar.io.conllu.kbest_blocks import alternative_comments, with_misc
 from spacy_planar.io.doc_trees import OUTSIDE, ud_tree
 
@@ -67,6 +67,8 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1, kbest: int = 
             comments = list(stored["comments"])
         else:
             comments = [f"# sent_id = {first_sent_id + k}", f"# text = {surface_text(doc, start, end)}"]
+            if k == 0:  # raw text: where a document or paragraph starts
+                comments = list(doc.user_data.get(PARAGRAPH_KEY, ())) + comments
         tree = None
         if parsed:
             tree = ud_tree(doc, start, end)
