@@ -222,3 +222,18 @@ def test_train_keeps_a_trained_pipeline_and_ctrl_c_leaves_nothing_half_made(tmp_
     assert "removed" in r.output and not (tmp_path / "new").exists()
     r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "done"), "--overwrite", *args])
     assert r.exit_code == 1 and "E145" in r.output and (tmp_path / "done" / "model-best").exists()
+
+
+def test_training_says_what_it_has_taken_and_about_what_is_left():
+    """The line under each row of spaCy's table (spacy-planar.ConsoleLogger.v1):
+    elapsed time, and once an epoch's steps are known the time left by
+    whichever of max_epochs and max_steps ends training first."""
+    from spacy_planar.io.progress import training_estimate
+
+    first = "elapsed 0:00:30, epoch 1 of 20 (an estimate once an epoch is done)"
+    assert training_estimate(30, 10, 0, 20000, 20, None) == first
+    # 100 steps an epoch, 20 epochs: 500 of 2,000 steps in 60 s, 180 s left
+    assert training_estimate(60, 500, 5, 20000, 20, 100.0) == "elapsed 0:01:00, about 0:03:00 left (at most; 25% done)"
+    # max_steps first: 500 of 1,000
+    assert training_estimate(60, 500, 5, 1000, 20, 100.0) == "elapsed 0:01:00, about 0:01:00 left (at most; 50% done)"
+    assert training_estimate(60, 500, 0, 1000, 0, None) == "elapsed 0:01:00, about 0:01:00 left (at most; 50% done)"
