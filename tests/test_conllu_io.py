@@ -205,7 +205,7 @@ def test_convert_cli_both_ways(tmp_path):
     assert runner.invoke(app, ["convert", str(dev), str(spacy_path)]).exit_code == 0
     assert runner.invoke(app, ["convert", str(spacy_path), str(back)]).exit_code == 0
     assert back.read_text(encoding="utf-8") == dev.read_text(encoding="utf-8")
-    res = runner.invoke(app, ["convert", str(dev), str(tmp_path / "x.txt")])
+    res = runner.invoke(app, ["convert", str(dev), str(tmp_path / "x.conllu")])
     assert res.exit_code == 1 and "E030" in res.output
 
 

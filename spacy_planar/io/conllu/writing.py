@@ -116,12 +116,18 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads, labels)
     if stored is None:  # raw text: the multiword tokens the multiword_tokens component made
         ranges = raw_ranges(doc, tokens)
+    # a raw-text paragraph's last word is followed by the line's end, not glued to the next paragraph (UD)
+    ends_paragraph = PARAGRAPH_KEY in doc.user_data
+
+    def spaced(t) -> bool:
+        return bool(t.whitespace_) or (ends_paragraph and t.i == len(doc) - 1)
+
     out.extend(empty.get(0, []))
     for i, token in enumerate(tokens):
         if i in ranges:
             first, last, cols = ranges[i]
             cols = list(cols)
-            cols[9] = _with_space_after(cols[9], bool(tokens[int(last)].whitespace_))
+            cols[9] = _with_space_after(cols[9], spaced(tokens[int(last)]))
             out.append("\t".join(cols))
             inside_until = int(last)
         if heads is not None:
@@ -133,7 +139,7 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         if i in after:
             misc = f"SpacesAfter={after[i]}"
         elif i > inside_until:
-            misc = _with_space_after(misc, bool(token.whitespace_))
+            misc = _with_space_after(misc, spaced(token))
         if probs is not None:
             misc = with_misc(misc, "HeadProb", f"{probs[i]:.3f}")
         morph = feats.get(str(i)) or _field(ud_feats(str(token.morph)))
