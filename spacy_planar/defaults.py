@@ -6,3 +6,6 @@ EXTRA_ROOT_LABEL = "dep"  # the label of what is attached without being parsed (
 BATCH_SIZE = 1000  # Docs per ``nlp.pipe`` batch: spaCy's own default
 LANG = "xx"  # the language of a pipeline or vocab that names none: spaCy's multilingual
 TEMPERATURE = 1.0  # the k-best parses' softmax temperature before ``calibrate`` fits one
+
+# where released pipelines live: the index that `spacy-planar download` reads (`package` writes one per dist/)
+PIPELINES_INDEX = "https://github.com/spacy-planar/spacy-planar/releases/latest/download/index.json"

@@ -168,6 +168,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E144 = ("{path} holds a trained pipeline ({found}): give another --output, or --overwrite to train into it "
             "anew")
     E145 = "training interrupted: {left}"
+    E146 = "no pipeline {name} in the index; the nearest: {near} (spacy-planar download --list)"
+    E147 = "{url}: its sha256 is {got}, the index says {want}: not installed"
+    E148 = "{location}: cannot be reached ({reason}); check the network, or give --index a file"
+    E149 = "{location}: not an index of pipelines ({reason})"
+    E150 = "pip could not install {name}: {reason}"
     E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
             "leave --gpu-id out to train on the CPU")
 

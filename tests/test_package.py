@@ -1,6 +1,7 @@
 """The packaged pipeline installs in a fresh venv, from its dist folder
 alone, and loads by name: spacy-planar comes from the wheel beside it, not
 from this clone."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -56,17 +57,38 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     assert {"spacy_planar", "la_tiny", "grc_tiny", "conllu", "threadpoolctl", "udtools"} <= names
     assert sorted(p.name for p in packages.iterdir()) == ["dist", "grc_tiny-1.2.3", "la_tiny-1.2.3"]
 
+    # the index package wrote beside them: each pipeline's name, version, licence, scores, size and sha256
+    import hashlib
+    import json
+
+    index = json.loads((dist / "index.json").read_text(encoding="utf-8"))
+    assert [(e["name"], e["version"], e["license"]) for e in index] == [
+        ("grc_tiny", "1.2.3", "CC BY-NC-SA 3.0"), ("la_tiny", "1.2.3", "CC BY-NC-SA 3.0")]
+    for e in index:
+        wheel = dist / e["url"]
+        assert e["sha256"] == hashlib.sha256(wheel.read_bytes()).hexdigest() and e["size"] == wheel.stat().st_size
+        assert e["treebanks"] == ["UD_Gothic-PROIEL"] and 0 <= e["scores"]["LAS"] <= 1
+
     venv = tmp_path / "venv"
-    # a venv without pip of its own: this environment's pip installs into it (--python)
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    # a venv with no spaCy of its own (this environment's, by a .pth): spacy-planar from dist, then
+    # `spacy-planar download` of each pipeline: la_tiny from the index served on localhost, grc_tiny
+    # from the index as a file
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (Path(site) / "dependencies.pth").write_text(f"{spacy_alone(tmp_path / 'deps')}\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    res = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index",
-                          "--find-links", str(dist), "la_tiny", "grc_tiny"],
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_FIND_LINKS")}
+    env["PIP_NO_INDEX"] = "1"  # nothing from the network: what the pipelines need is here
+    res = subprocess.run([str(python), "-m", "pip", "install", "-q", "--find-links", str(dist), "spacy-planar"],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    with served(dist) as url:
+        res = subprocess.run([str(python), "-m", "spacy_planar", "download", "la_tiny", "--index", f"{url}/index.json"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert res.returncode == 0 and 'spacy.load("la_tiny")' in res.stdout, res.stdout[-2000:] + res.stderr[-2000:]
+    res = subprocess.run([str(python), "-m", "spacy_planar", "download", "grc_tiny", "--index",
+                          str(dist / "index.json")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     code = ("import spacy, spacy_planar, conllu; print(spacy_planar.__file__, conllu.__file__)\n"
             "for name in ('la_tiny', 'grc_tiny'):\n"
@@ -80,6 +102,54 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     assert all(path.startswith(site) for path in where.split())
     for lang, line in (("la", latin), ("grc", greek)):
         assert line.startswith(f"{lang} 1.2.3 CC BY-NC-SA 3.0") and "ud_test_las" in line and line.endswith(" 1")
+
+
+@contextlib.contextmanager
+def served(folder: Path):
+    """``folder`` served over HTTP on localhost for the block: its URL."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_download_refuses_an_unknown_name_a_bad_checksum_and_no_network_in_one_line(tmp_path):
+    """Nothing installed in any of these: an unknown name names the nearest
+    (E146), a wheel whose sha256 is not the index's is refused (E147), an
+    index that cannot be reached says so (E148), a file that is no index
+    (E149); --list shows the index."""
+    import json
+
+    wheel = tmp_path / "la_tiny-1.0.0-py3-none-any.whl"
+    wheel.write_bytes(b"not the wheel the index names")
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps([{"name": "la_tiny", "version": "1.0.0", "lang": "la", "treebanks": ["UD_Latin-X"],
+                                  "license": "CC BY-SA 4.0", "scores": {"LAS": 0.5}, "size": 30, "sha256": "0" * 64,
+                                  "url": wheel.name}]), encoding="utf-8")
+    cases = [(["la_tin"], "E146", "la_tiny"), (["la_tiny"], "E147", "sha256"),
+             (["la_tiny", "--index", "http://127.0.0.1:9/index.json"], "E148", "cannot be reached")]
+    for args, code, says in cases:
+        if "--index" not in args:
+            args = [*args, "--index", str(index)]
+        r = CliRunner().invoke(app, ["download", *args])
+        assert r.exit_code == 1 and code in r.output and says in r.output, r.output
+        assert len(r.output.strip().splitlines()) == 1
+    assert wheel.exists()  # the index's own file: only the fetched copy is removed
+    (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
+    r = CliRunner().invoke(app, ["download", "la_tiny", "--index", str(tmp_path / "bad.json")])
+    assert r.exit_code == 1 and "E149" in r.output
+    r = CliRunner().invoke(app, ["download", "--list", "--index", str(index)])
+    assert r.exit_code == 0 and "la_tiny" in r.output and "50.00" in r.output and "UD_Latin-X" in r.output
 
 
 def test_a_model_that_is_not_a_pipeline_is_one_line(tmp_path):

@@ -178,7 +178,11 @@ def package(
             shutil.rmtree(output_dir, ignore_errors=True)
         raise
     dist = output_dir / "dist"
-    msg.good(f"Built {wheel.name} and {planar.name} in {dist}")
+    from spacy_planar.io.zoo import add_to_index, index_entry
+
+    index = add_to_index(dist, index_entry(dict(meta, version=version), dist / wheel.name))
+    msg.good(f"Built {wheel.name} and {planar.name} in {dist}; {index.name} lists it (spacy-planar download "
+             f"{full_name} --index {index})")
     if test is not None:
         perf = meta["performance"]
         msg.info("Test (CoNLL 2018 scorer): " + ", ".join(
