@@ -502,8 +502,9 @@ def test_project_takes_every_setting_from_the_configs():
     project = srsly.read_yaml(root / "project.yml")
     lines = [line for command in project["commands"] for line in command.get("script", []) if " train " in line]
     assert len(lines) >= 5
+    assert project["vars"]["ud_config"].startswith("configs/")
     for line in lines:
-        assert "--components." not in line and "configs/" in line
+        assert "--components." not in line and ("configs/" in line or "${vars.ud_config}" in line)
     # the one option of the vectors command it names: at the command's default
     from spacy_planar.cli.vectors import DEFAULTS
 
