@@ -31,6 +31,13 @@ def _sentence_bounds(doc) -> List[Tuple[int, int, Optional[dict]]]:
     return [(0, len(doc), None)]
 
 
+def _spaced(token) -> bool:
+    """Whether a space follows the token: its whitespace, and at the end of a
+    raw-text paragraph the line's end (UD: no SpaceAfter=No before # newpar)."""
+    doc = token.doc
+    return bool(token.whitespace_) or (PARAGRAPH_KEY in doc.user_data and token.i == len(doc) - 1)
+
+
 def _with_space_after(misc: str, space: bool) -> str:
     """``misc`` with its SpaceAfter part set from the Doc's whitespace."""
     parts = [] if misc in ("_", "") else misc.split("|")
@@ -116,18 +123,13 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads, labels)
     if stored is None:  # raw text: the multiword tokens the multiword_tokens component made
         ranges = raw_ranges(doc, tokens)
-    # a raw-text paragraph's last word is followed by the line's end, not glued to the next paragraph (UD)
-    ends_paragraph = PARAGRAPH_KEY in doc.user_data
-
-    def spaced(t) -> bool:
-        return bool(t.whitespace_) or (ends_paragraph and t.i == len(doc) - 1)
 
     out.extend(empty.get(0, []))
     for i, token in enumerate(tokens):
         if i in ranges:
             first, last, cols = ranges[i]
             cols = list(cols)
-            cols[9] = _with_space_after(cols[9], spaced(tokens[int(last)]))
+            cols[9] = _with_space_after(cols[9], _spaced(tokens[int(last)]))
             out.append("\t".join(cols))
             inside_until = int(last)
         if heads is not None:
@@ -139,7 +141,7 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         if i in after:
             misc = f"SpacesAfter={after[i]}"
         elif i > inside_until:
-            misc = _with_space_after(misc, spaced(token))
+            misc = _with_space_after(misc, _spaced(token))
         if probs is not None:
             misc = with_misc(misc, "HeadProb", f"{probs[i]:.3f}")
         morph = feats.get(str(i)) or _field(ud_feats(str(token.morph)))
