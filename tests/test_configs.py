@@ -252,10 +252,10 @@ def test_every_entry_point_resolves():
             assert reg.get(ep.name) is not None
             if reg is registry.transition_systems:
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
-    # 4 factories (the parser, the feature morphologizer, multiword_tokens, the lemmatizer), 8 architectures
-    # (CharEmbed v1 and v2, Tok2Vec), the scorer, 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus
+    # 5 factories (the parser, the feature morphologizer, multiword_tokens, the lemmatizer, the senter), 8
+    # architectures (CharEmbed v2 and v3, Tok2Vec), 2 scorers (the parser's, the senter's), 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus
     # reader and its batcher, 5 transition systems
-    assert found == 22
+    assert found == 24
 
 
 @pytest.fixture(scope="module")

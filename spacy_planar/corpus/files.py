@@ -91,7 +91,7 @@ def sentence_starts(doc) -> Optional[List[bool]]:
     return None
 
 
-SENTENCE_SPLITTERS = ("senter", "sentencizer")  # factories that set sentences
+SENTENCE_SPLITTERS = ("senter", "planar_senter", "sentencizer")  # factories that set sentences
 
 
 def given_sentences(nlp, docs: Iterable, batch_size: Optional[int] = None, disable: Sequence[str] = ()) -> Iterator:
