@@ -9,9 +9,11 @@ import spacy
 from conftest import first_docs, fixture_path
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
+from spacy.training import Example
 
 from spacy_planar.io.readers import run_example
-from spacy_planar.ud.senter import PREDICTED_KEY, senter_score
+from spacy_planar.io.doc_trees import SENTER_STARTS_KEY as PREDICTED_KEY
+from spacy_planar.ud.senter import senter_score
 
 RUN = 5  # sentences a dev Example holds, as the configs' [corpora.dev] reads them
 
@@ -73,6 +75,10 @@ def test_the_dev_score_is_the_splitters_own(trained):
     assert scores["sents_f"] == pytest.approx(f_score(gold, predicted))
     assert untrained < 0.5 < 0.8 < scores["sents_f"]
     assert Scorer.score_spans(dev, "sents")["sents_f"] == 1.0  # spaCy's senter_scorer: the gold sentences
+    # the parser's scorer, whose sents_f Language.evaluate prints over the senter's, gives the same figure
+    from spacy_planar.parser.scorer import planar_parser_score
+    parsed = [Example(doc, eg.reference) for doc, eg in zip(trained.pipe(eg.predicted for eg in dev), dev)]
+    assert planar_parser_score(parsed)["sents_f"] == scores["sents_f"]
     for eg in dev:  # the gold sentences stay the Doc's
         assert [t.is_sent_start for t in eg.predicted] == [t.is_sent_start for t in eg.reference]
 
@@ -101,4 +107,4 @@ def test_without_kept_predictions_the_docs_sentences_are_scored(trained):
         eg.predicted.user_data.pop(PREDICTED_KEY, None)
     assert senter_score(dev)["sents_f"] == 1.0
     words = Doc(trained.vocab, words=["a", "b"])
-    assert senter_score([type(dev[0])(words, words.copy())])["sents_f"] is None
+    assert senter_score([Example(words, words.copy())])["sents_f"] is None

@@ -3,7 +3,10 @@
 Trees in this package are (heads, labels) over the words 1..n of a sentence,
 HEAD 0 for a root (CoNLL-U's numbering); a Doc stores each token's head as
 an offset, a root being its own head. ``span_tree`` reads a stretch of a Doc
-as such a tree, ``set_trees`` writes trees back into Docs.
+as such a tree, ``set_trees`` writes trees back into Docs. ``sentence_spans``
+gives a Doc's sentences as the sentence splitter predicted them, where
+``planar_senter`` kept its predictions beside given ones
+(``SENTER_STARTS_KEY``): the scorers' getter.
 """
 from __future__ import annotations
 
@@ -16,6 +19,30 @@ from spacy_planar.defaults import ROOT_LABEL
 from spacy_planar.trees.algorithms import Tree
 
 OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
+SENTER_STARTS_KEY = "spacy_planar.senter_starts"  # the splitter's own sentence starts, where they were not applied
+
+
+def predicted_starts(doc) -> Optional[List[bool]]:
+    """The sentence splitter's starts on a Doc: those it kept aside
+    (``SENTER_STARTS_KEY``), else the Doc's own; None where it has none."""
+    stored = doc.user_data.get(SENTER_STARTS_KEY)
+    if stored is not None and len(stored) == len(doc):
+        return [True] + list(stored[1:]) if len(doc) else []
+    if not doc.has_annotation("SENT_START"):
+        return None
+    return [bool(t.is_sent_start) for t in doc]
+
+
+def sentence_spans(doc, attr: str = "sents") -> list:
+    """``Scorer.score_spans``' getter for ``sents``: the spans between
+    ``predicted_starts``."""
+    starts = predicted_starts(doc) or []
+    bounds = [i for i, s in enumerate(starts) if s] + [len(doc)]
+    return [doc[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def has_sentences(doc) -> bool:
+    return predicted_starts(doc) is not None
 
 
 def span_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:

@@ -11,20 +11,18 @@ from spacy.training import Example
 from spacy.util import registry
 
 from spacy_planar.eval.metrics import Scores
-from spacy_planar.io.doc_trees import span_tree
+from spacy_planar.io.doc_trees import has_sentences, sentence_spans, span_tree
 
 
 def planar_parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
     examples = list(examples)
 
-    def has_sents(doc):
-        return doc.has_annotation("SENT_START")
-
     def dep_getter(token, attr):  # spaCy's getter: the attribute by the name Scorer.score_deps gives
         return token.vocab.strings.as_string(getattr(token, attr)).lower()
 
     results: Dict[str, Any] = {}
-    results.update(Scorer.score_spans(examples, "sents", has_annotation=has_sents, **kwargs))
+    # the sentences as the splitter predicted them (``sentence_spans``): its figure, not the given ones'
+    results.update(Scorer.score_spans(examples, "sents", getter=sentence_spans, has_annotation=has_sentences, **kwargs))
     kwargs.setdefault("getter", dep_getter)
     kwargs.setdefault("ignore_labels", ("p", "punct"))
     results.update(Scorer.score_deps(examples, "dep", **kwargs))

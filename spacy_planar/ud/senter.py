@@ -7,11 +7,13 @@ gold sentences, as the CoNLL 2018 scorer's gold-words figures are), so
 spaCy's ``senter_scorer`` compared the gold sentences with themselves and
 printed 100.00 throughout training. ``planar_senter`` is the same
 component, annotating exactly as spaCy's, that also keeps what it predicted
-where a start was already given (``doc.user_data[PREDICTED_KEY]``), and
+where a start was already given (``doc.user_data[SENTER_STARTS_KEY]``), and
 ``spacy-planar.senter_scorer.v1`` scores those predictions: the splitter's
 own F-score on the dev Docs of several sentences, while the parser still
-reads the gold sentences."""
-from typing import Callable, Iterable, List, Optional
+reads the gold sentences. The parser's scorer reads the same sentences
+(``io.doc_trees.sentence_spans``), so that its ``sents_f``, which spaCy's
+``Language.evaluate`` prints over the senter's, is the same figure."""
+from typing import Callable, Iterable, Optional
 
 from spacy.language import Language
 from spacy.pipeline.senter import DEFAULT_SENTER_MODEL, SentenceRecognizer
@@ -21,7 +23,7 @@ from spacy.training import Example
 from spacy.util import registry
 from thinc.api import Model
 
-PREDICTED_KEY = "spacy_planar.senter_starts"  # the splitter's own sentence starts, where they were not applied
+from spacy_planar.io.doc_trees import SENTER_STARTS_KEY, has_sentences, sentence_spans
 
 
 class PlanarSenter(SentenceRecognizer):
@@ -37,9 +39,9 @@ class PlanarSenter(SentenceRecognizer):
             if kept:
                 if hasattr(tag_ids, "get"):
                     tag_ids = tag_ids.get()
-                doc.user_data[PREDICTED_KEY] = [int(t) == 1 for t in tag_ids]
+                doc.user_data[SENTER_STARTS_KEY] = [int(t) == 1 for t in tag_ids]
             else:
-                doc.user_data.pop(PREDICTED_KEY, None)
+                doc.user_data.pop(SENTER_STARTS_KEY, None)
 
 
 @Language.factory("planar_senter", assigns=["token.is_sent_start"],
@@ -51,28 +53,10 @@ def make_planar_senter(nlp: Language, name: str, model: Model, overwrite: bool,
     return PlanarSenter(nlp.vocab, model, name, overwrite=overwrite, scorer=scorer)
 
 
-def predicted_starts(doc: Doc) -> Optional[List[bool]]:
-    """The splitter's sentence starts on a Doc: those it kept aside, else
-    the Doc's own; None where the Doc has none."""
-    stored = doc.user_data.get(PREDICTED_KEY)
-    if stored is not None and len(stored) == len(doc):
-        return [True] + list(stored[1:]) if len(doc) else []
-    if not doc.has_annotation("SENT_START"):
-        return None
-    return [bool(t.is_sent_start) for t in doc]
-
-
-def _sentence_spans(doc: Doc, attr: str) -> Iterable:
-    starts = predicted_starts(doc) or []
-    bounds = [i for i, s in enumerate(starts) if s] + [len(doc)]
-    return [doc[a:b] for a, b in zip(bounds, bounds[1:])]
-
-
 def senter_score(examples: Iterable[Example], **kwargs) -> dict:
     """Precision, recall and F of sentence spans: the splitter's own
     predictions (``predicted_starts``) against the reference's sentences."""
-    results = Scorer.score_spans(examples, "sents", getter=_sentence_spans,
-                                 has_annotation=lambda doc: predicted_starts(doc) is not None, **kwargs)
+    results = Scorer.score_spans(examples, "sents", getter=sentence_spans, has_annotation=has_sentences, **kwargs)
     results.pop("sents_per_type", None)
     return results
 
