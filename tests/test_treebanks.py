@@ -63,6 +63,44 @@ def test_train_takes_several_paths_train_the_first_the_target():
     assert several_treebanks(["--paths.train", "a"]) == ["--paths.train", "a"]
 
 
+def test_several_treebanks_then_epochs_on_the_target_alone(tmp_path):
+    """`train --paths.train T --paths.train O`: the several-treebank
+    pipeline in OUTPUT/all_treebanks, then --target-epochs epochs on T
+    alone, every component sourced from it, into OUTPUT; the result knows
+    both treebanks (parse --treebank O). --target-epochs 0: one stage."""
+    from pathlib import Path
+
+    from conftest import sample
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+    from spacy_planar.ud.stages import target_stage
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "arc_eager.cfg"
+    target, other, dev = tmp_path / "la_udante.spacy", tmp_path / "other.spacy", tmp_path / "dev.spacy"
+    conllu_to_docbin(sample(fixture_path(), tmp_path / "t.conllu", 20), target, treebank="la_udante")
+    conllu_to_docbin(sample(fixture_path("dev"), tmp_path / "o.conllu", 20), other, treebank="other")
+    conllu_to_docbin(sample(fixture_path("test"), tmp_path / "d.conllu", 10), dev)
+    common = [str(config), "--paths.train", str(target), "--paths.train", str(other), "--paths.dev", str(dev),
+              "--training.max_steps", "4", "--training.eval_frequency", "2"]
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["train", *common, "--output", str(out), "--target-epochs", "1"])
+    assert r.exit_code == 0, r.output
+    assert (out / "all_treebanks" / "model-best").is_dir() and (out / "model-best").is_dir()
+    stage = target_stage(out / "all_treebanks" / "model-best", 1)
+    assert stage["paths"]["treebanks"] is None and stage["paths"]["train"] == str(target)
+    assert stage["training"]["max_epochs"] == 1 and stage["training"]["max_steps"] == 0
+    assert all(c == {"source": str((out / "all_treebanks" / "model-best").resolve())}
+               for c in stage["components"].values())
+    nlp = spacy.load(out / "model-best")
+    assert treebanks(nlp) == ["la_udante", "other"]
+    set_treebank(nlp, "other")
+    assert nlp(spacy.tokens.Doc(nlp.vocab, words=["Marcus", "venit"])).has_annotation("DEP")
+    r = CliRunner().invoke(app, ["train", *common, "--output", str(tmp_path / "one"), "--target-epochs", "0"])
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "one" / "all_treebanks").exists() and (tmp_path / "one" / "model-best").is_dir()
+
+
 def _docs(nlp, names):
     docs = [nlp.make_doc("Marcus venit heri"), nlp.make_doc("Marcus venit")]
     for doc, name in zip(docs, names):

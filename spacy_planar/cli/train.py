@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 import typer
 from thinc.api import Config
 
-from spacy_planar.defaults import LANG
+from spacy_planar.defaults import LANG, TARGET_EPOCHS
 from spacy_planar.cli._app import app, msg, read_config
 from spacy_planar.io.conllu import check_input
 from spacy_planar.errors import Errors, UserError
@@ -26,6 +26,8 @@ def train(
                                         "this treebank (another seed); repeat for each of the ensemble's"),
     teacher_weight: float = typer.Option(1.0, "--teacher-weight", help="With --teacher: the ensemble's share of the "
                                          "parser's target, the rest the oracle's"),
+    target_epochs: int = typer.Option(TARGET_EPOCHS, "--target-epochs", help="Several treebanks: then this many "
+                                      "epochs on the target alone, from the pipeline they gave (0: none)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
     overwrite: bool = typer.Option(False, "--overwrite", help="Train into an output folder that holds a trained "
                                    "pipeline, replacing it"),
@@ -38,7 +40,8 @@ def train(
     TARGET --paths.train OTHER ... (the first the target, the others its
     paths.treebanks). With --teacher, the parser learns the moves of the
     ensemble of the teachers (``parse --ensemble``'s) at one pipeline's
-    cost. A config that freezes components it builds from a factory
+    cost. Several treebanks train into OUTPUT/all_treebanks, then
+    --target-epochs epochs on the target alone into OUTPUT. A config that freezes components it builds from a factory
     (``init-config --tagging --taggers-first``) is trained in two stages."""
     from spacy.cli._util import parse_config_overrides, setup_gpu
 
@@ -57,7 +60,8 @@ def train(
     setup_gpu(gpu_id)
     start = time.perf_counter()
     try:
-        train_stages(config_path, Path(output_path), overrides, gpu_id)
+        several = bool(setting(config, overrides, "paths", "treebanks"))
+        train_stages(config_path, Path(output_path), overrides, gpu_id, target_epochs if several else 0)
     except KeyboardInterrupt:
         raise UserError(Errors.E145.format(left=interrupted(Path(output_path), created))) from None
     seconds = time.perf_counter() - start
@@ -131,16 +135,27 @@ def with_teachers(config: Config, teachers: List[Path], weight: float, output_pa
     return output_path / "teachers.cfg"
 
 
-def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1) -> None:
+def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1,
+                 target_epochs: int = 0) -> None:
     """``spacy train`` of the config, or of its two stages
     (``spacy_planar/stages.py``), each stage's config written beside its
     output (OUTPUT/first_stage.cfg, OUTPUT/second_stage.cfg); on GPU
-    ``gpu_id`` where it is 0 or more (spaCy's train sets its device itself)."""
+    ``gpu_id`` where it is 0 or more (spaCy's train sets its device itself).
+    With ``target_epochs``, that into OUTPUT/all_treebanks, then the target
+    stage (OUTPUT/target_stage.cfg) into OUTPUT."""
     from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
-    from spacy_planar.ud.stages import first_stage, second_stage
+    from spacy_planar.ud.stages import first_stage, second_stage, target_stage
 
+    if target_epochs > 0:
+        several = output_path / "all_treebanks"
+        train_stages(config_path, several, overrides, gpu_id)
+        stage = target_stage(several / "model-best", target_epochs)
+        stage.to_disk(output_path / "target_stage.cfg", interpolate=False)
+        msg.divider(f"Then {target_epochs} epochs on the target alone")
+        spacy_train(output_path / "target_stage.cfg", output_path, use_gpu=gpu_id)
+        return
     config = load_config(config_path, overrides=overrides, interpolate=False)
     first = first_stage(config)
     if first is None:

@@ -14,6 +14,11 @@ be frozen at yet, so they are trained first.
   stage's pipeline (frozen, as the config says; annotating, if it lists
   them), the rest trained as the config says.
 
+- ``target_stage``: after training on several treebanks, every component
+  sourced from that pipeline and trained a few epochs on the target alone
+  (docs/decisions.md, 2026-11-28: +0.4 LAS on the Septuagint's dev over the
+  several-treebank pipeline it starts from).
+
 Plain config work on Thinc's ``Config``; ``spacy-planar train`` runs the
 stages (``cli/train.py``). spaCy's own ``spacy train`` on such a config
 trains the parser on untrained taggers, which ``spacy-planar train``
@@ -85,4 +90,20 @@ def second_stage(config: Config, first: Path, trained: List[str]) -> Config:
         del stage["components"][name]
         if name not in absent:
             stage["components"][name] = {"source": str(first)}
+    return stage
+
+
+def target_stage(trained: Path, epochs: int) -> Config:
+    """The config of the target stage: the config of the pipeline at
+    ``trained`` (a training on several treebanks) with every component
+    sourced from it, ``epochs`` epochs on its target (``paths.train``)
+    alone: ``paths.treebanks`` null, no step limit but the epochs."""
+    from spacy.util import load_config
+
+    stage = load_config(Path(trained) / "config.cfg", interpolate=False)
+    for name in stage["nlp"]["pipeline"]:
+        stage["components"][name] = {"source": str(Path(trained).resolve())}
+    stage["paths"]["treebanks"] = None
+    stage["training"]["max_epochs"] = epochs
+    stage["training"]["max_steps"] = 0
     return stage
