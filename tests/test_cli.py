@@ -214,3 +214,20 @@ def test_train_refuses_a_file_that_is_no_config_and_a_missing_corpus_in_one_line
         r = CliRunner().invoke(app, ["train", *args, "--output", str(out)])
         assert r.exit_code == 1 and said in r.output and len(r.output.strip().splitlines()) == 1, r.output
         assert not out.exists()
+
+
+def test_twelve_commands_and_the_lab_and_every_help_fits_80_columns():
+    """At most 12 user commands beside the `lab` group (issue 65), and
+    every command's --help, the group's and the lab's included, fits 80
+    columns."""
+    import typer.main
+
+    top = typer.main.get_command(app)
+    assert "lab" in top.commands and len(top.commands) - 1 <= 12, sorted(top.commands)
+    commands = [[]] + [[name] for name in top.commands if name != "lab"]
+    commands += [["lab"]] + [["lab", name] for name in top.commands["lab"].commands]
+    for command in commands:
+        res = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+        assert res.exit_code == 0, command
+        wide = [line for line in res.output.splitlines() if len(line) > 80]
+        assert not wide, (command, wide)
