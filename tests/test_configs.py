@@ -624,14 +624,15 @@ def test_the_raw_text_workflow_runs_from_variables(tmp_path):
 
 
 def test_the_readme_options_table_says_the_factory_defaults():
-    """README's Options table gives each planar_parser setting's default in
+    """The Options table (docs/design.md) gives each planar_parser setting's default in
     brackets (first, before any config's own): the factory's default_config's."""
     import json
 
     from spacy.language import Language
 
     root = Path(__file__).resolve().parents[1]
-    text = (root / "README.md").read_text(encoding="utf-8").split("## Options\n", 1)[1].split("\n## ", 1)[0]
+    text = (root / "docs" / "design.md").read_text(encoding="utf-8").split("## The component's options\n", 1)[1]
+    text = text.split("\n## ", 1)[0]
     rows = {name: row.rsplit(" [", 1)[1][:-len("] |")]  # the bracket that ends the row
             for name, row in re.findall(r"^\| `([\w.]+)` \|(.*\] \|)$", text, re.M)}
     import spacy_planar.parser  # noqa: F401 (registers the factory)
