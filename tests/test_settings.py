@@ -211,7 +211,7 @@ def test_train_keeps_a_trained_pipeline_and_ctrl_c_leaves_nothing_half_made(tmp_
     r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "done"), *args])
     assert r.exit_code == 1 and "E144" in r.output and "--overwrite" in r.output
 
-    def interrupted(config_path, output_path, overrides, gpu_id=-1):
+    def interrupted(config_path, output_path, overrides, gpu_id=-1, target_epochs=0):
         output_path.mkdir(parents=True, exist_ok=True)
         (output_path / "half").write_text("initialising", encoding="utf-8")
         raise KeyboardInterrupt
