@@ -41,8 +41,9 @@ def train(
     paths.treebanks). With --teacher, the parser learns the moves of the
     ensemble of the teachers (``parse --ensemble``'s) at one pipeline's
     cost. Several treebanks train into OUTPUT/all_treebanks, then
-    --target-epochs epochs on the target alone into OUTPUT. A config that freezes components it builds from a factory
-    (``init-config --tagging --taggers-first``) is trained in two stages."""
+    --target-epochs epochs on the target alone into OUTPUT. A config that
+    freezes components it builds from a factory (``init-config --tagging
+    --taggers-first``) is trained in two stages."""
     from spacy.cli._util import parse_config_overrides, setup_gpu
 
     overrides = parse_config_overrides(several_treebanks(ctx.args))

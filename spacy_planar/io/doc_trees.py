@@ -45,6 +45,17 @@ def has_sentences(doc) -> bool:
     return predicted_starts(doc) is not None
 
 
+def sentence_scores(examples, **kwargs) -> dict:
+    """``sents_p``, ``sents_r``, ``sents_f`` of the splitter's own sentences
+    (``sentence_spans``) against the reference's: the senter's scorer and
+    the parser's, so that the figure spaCy prints is the same from both."""
+    from spacy.scorer import Scorer
+
+    results = Scorer.score_spans(examples, "sents", getter=sentence_spans, has_annotation=has_sentences, **kwargs)
+    results.pop("sents_per_type", None)
+    return results
+
+
 def span_tree(doc, start: int = 0, end: Optional[int] = None) -> Tree:
     """(heads, labels) of the tokens ``start:end`` of a parsed Doc: heads
     1-based within the span, 0 for a root, ``OUTSIDE`` for a head outside

@@ -11,7 +11,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from spacy_planar.eval.metrics import Scores
-from spacy_planar.io.doc_trees import has_sentences, sentence_spans, span_tree
+from spacy_planar.io.doc_trees import sentence_scores, span_tree
 
 
 def planar_parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
@@ -21,12 +21,10 @@ def planar_parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, Any]
         return token.vocab.strings.as_string(getattr(token, attr)).lower()
 
     results: Dict[str, Any] = {}
-    # the sentences as the splitter predicted them (``sentence_spans``): its figure, not the given ones'
-    results.update(Scorer.score_spans(examples, "sents", getter=sentence_spans, has_annotation=has_sentences, **kwargs))
+    results.update(sentence_scores(examples, **kwargs))  # the splitter's own sentences, as the senter scores them
     kwargs.setdefault("getter", dep_getter)
     kwargs.setdefault("ignore_labels", ("p", "punct"))
     results.update(Scorer.score_deps(examples, "dep", **kwargs))
-    results.pop("sents_per_type", None)
     scores = Scores()
     for eg in examples:
         x, y = eg.predicted, eg.reference

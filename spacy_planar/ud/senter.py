@@ -11,19 +11,18 @@ where a start was already given (``doc.user_data[SENTER_STARTS_KEY]``), and
 ``spacy-planar.senter_scorer.v1`` scores those predictions: the splitter's
 own F-score on the dev Docs of several sentences, while the parser still
 reads the gold sentences. The parser's scorer reads the same sentences
-(``io.doc_trees.sentence_spans``), so that its ``sents_f``, which spaCy's
+(``io.doc_trees.sentence_scores``), so that its ``sents_f``, which spaCy's
 ``Language.evaluate`` prints over the senter's, is the same figure."""
 from typing import Callable, Iterable, Optional
 
 from spacy.language import Language
 from spacy.pipeline.senter import DEFAULT_SENTER_MODEL, SentenceRecognizer
-from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 from thinc.api import Model
 
-from spacy_planar.io.doc_trees import SENTER_STARTS_KEY, has_sentences, sentence_spans
+from spacy_planar.io.doc_trees import SENTER_STARTS_KEY, sentence_scores
 
 
 class PlanarSenter(SentenceRecognizer):
@@ -55,10 +54,8 @@ def make_planar_senter(nlp: Language, name: str, model: Model, overwrite: bool,
 
 def senter_score(examples: Iterable[Example], **kwargs) -> dict:
     """Precision, recall and F of sentence spans: the splitter's own
-    predictions (``predicted_starts``) against the reference's sentences."""
-    results = Scorer.score_spans(examples, "sents", getter=sentence_spans, has_annotation=has_sentences, **kwargs)
-    results.pop("sents_per_type", None)
-    return results
+    predictions against the reference's sentences (``sentence_scores``)."""
+    return sentence_scores(examples, **kwargs)
 
 
 @registry.scorers("spacy-planar.senter_scorer.v1")
