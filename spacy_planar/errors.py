@@ -196,6 +196,8 @@ class Warnings(metaclass=ErrorsWithCodes):
     W099 = "{name}: {count} training examples of this update were left out: {reasons}"
     W125 = ("{name}: {count} gold words of this update are a second root (or a later one) of their "
             "sentence; {system} builds one root, so each was trained as a dependent of the sentence's first root")
+    W126 = ("a Doc of {length} tokens kept {kept} sentence starts of the senter's (retokenized after it?); "
+            "its own sentences are scored instead")
 
 
 class UserError(ValueError):

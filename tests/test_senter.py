@@ -108,3 +108,16 @@ def test_without_kept_predictions_the_docs_sentences_are_scored(trained):
     assert senter_score(dev)["sents_f"] == 1.0
     words = Doc(trained.vocab, words=["a", "b"])
     assert senter_score([Example(words, words.copy())])["sents_f"] is None
+
+
+def test_kept_starts_that_do_not_fit_the_doc_are_reported():
+    """Kept starts of another length than the Doc (never expected: the
+    senter keeps one a token) are not read silently: W126, raised when
+    debugging (as every test runs)."""
+    from spacy_planar.errors import UnexpectedError
+    from spacy_planar.io.doc_trees import predicted_starts
+
+    doc = Doc(spacy.blank("la").vocab, words=["a", "b", "c"])
+    doc.user_data[PREDICTED_KEY] = [True, False]
+    with pytest.raises(UnexpectedError, match="W126"):
+        predicted_starts(doc)

@@ -16,6 +16,7 @@ import numpy as np
 from spacy.attrs import DEP, HEAD
 
 from spacy_planar.defaults import ROOT_LABEL
+from spacy_planar.errors import Warnings, unexpected
 from spacy_planar.trees.algorithms import Tree
 
 OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
@@ -28,6 +29,8 @@ def predicted_starts(doc) -> Optional[List[bool]]:
     stored = doc.user_data.get(SENTER_STARTS_KEY)
     if stored is not None and len(stored) == len(doc):
         return [True] + list(stored[1:]) if len(doc) else []
+    if stored is not None:  # never expected: the senter keeps one start a token
+        unexpected(Warnings.W126.format(length=len(doc), kept=len(stored)))
     if not doc.has_annotation("SENT_START"):
         return None
     return [bool(t.is_sent_start) for t in doc]
