@@ -240,11 +240,9 @@ def test_compare_reports_the_kbest_oracle_and_render_shades_a_parse(model, tmp_p
     r = CliRunner().invoke(app, ["evaluate", str(dev), str(tmp_path / "k4.conllu"), "--json"])
     assert r.exit_code == 0, r.output
     cal = json.loads(r.output)["calibration"]
-    # (the file's HeadProb has 3 decimals, Token._.head_prob 4: ties the probabilities compare reads do not
-    # have, which move the AUROC most: up to 0.016 measured on this small model)
-    assert (ece, brier) == pytest.approx((cal["ECE"], cal["Brier"]), abs=2e-3)
-    assert auroc == pytest.approx(cal["AUROC"], abs=3e-2)
-    assert found == pytest.approx(100 * cal["errors_in_least_20pc"], abs=0.5)
+    # (the file's HeadProb keeps the decimals Token._.head_prob keeps: the same figures, up to compare's rounding)
+    assert (ece, brier, auroc) == pytest.approx((cal["ECE"], cal["Brier"], cal["AUROC"]), abs=6e-4)
+    assert found == pytest.approx(100 * cal["errors_in_least_20pc"], abs=0.051)
     r = CliRunner().invoke(app, ["render", str(model), str(tmp_path / "t.svg"), "--text", "jah qaþ du im",
                                  "--confidence"])
     assert r.exit_code == 0, r.output

@@ -11,7 +11,7 @@ import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
-from spacy_planar.io.conllu import HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
+from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
 from spacy_planar.parser import repairs
 from spacy_planar.parser.driver import batches, beam_parse, greedy_parse
 from spacy_planar.parser.kbest import arc_confidence, calibrated, distinct_parses
@@ -184,5 +184,5 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
         docs[k].user_data[PARSES_KEY].append(
             (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
         probs = calibrated(arc_confidence(parses, *best, move_logp), calibration)
-        docs[k].user_data[HEAD_PROBS_KEY][s:e] = probs.round(4).tolist()
+        docs[k].user_data[HEAD_PROBS_KEY][s:e] = probs.round(HEAD_PROB_DECIMALS).tolist()
         docs[k].user_data[MOVE_LOGP_KEY][s:e] = np.round(move_logp, 4).tolist()

@@ -14,7 +14,7 @@ never "deo"); the surface form and the range line are kept in
 A sentence whose HEADs are all ``_`` is not annotated: its Doc has no parse.
 """
 from spacy_planar.io.conllu.docs import (
-                   HEAD_PROBS_KEY,
+                   HEAD_PROB_DECIMALS, HEAD_PROBS_KEY,
                    MOVE_LOGP_KEY,
                    MWT_KEY,
                    PARAGRAPH_KEY,
@@ -40,7 +40,8 @@ from spacy_planar.io.conllu.reading import (
 )
 from spacy_planar.io.conllu.writing import atomic_output, doc_to_conllu, docs_to_conllu, ud_feats, write_conllu
 
-__all__ = ["HEAD_PROBS_KEY", "MOVE_LOGP_KEY", "MWT_KEY", "PARAGRAPH_KEY", "PARSES_KEY", "TREEBANK_KEY", "TREEBANKS_KEY",
+__all__ = ["HEAD_PROB_DECIMALS", "HEAD_PROBS_KEY",
+           "MOVE_LOGP_KEY", "MWT_KEY", "PARAGRAPH_KEY", "PARSES_KEY", "TREEBANK_KEY", "TREEBANKS_KEY",
            "USER_DATA_KEY", "Sentence", "SkipReport",
            "atomic_output", "conllu_to_paragraphs",
            "check_input", "conllu_to_docbin", "conllu_to_docs", "doc_to_conllu", "docbin_to_conllu", "docs_to_conllu",

@@ -20,6 +20,9 @@ PARSES_KEY = "spacy_planar_parses"
 
 
 HEAD_PROBS_KEY = "spacy_planar_head_probs"
+# the decimals an arc probability keeps, in ``Doc.user_data`` and as ``HeadProb`` in a written file alike
+# (so a file's calibration and ranking are those of the pipeline that wrote it)
+HEAD_PROB_DECIMALS = 4
 
 
 # the multiword tokens of a Doc made from raw text ([first word, last word, surface form], the

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.conllu.docs import HEAD_PROBS_KEY, MWT_KEY, PARAGRAPH_KEY, PARSES_KEY, USER_DATA_KEY
+from spacy_planar.io.conllu.docs import (HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MWT_KEY, PARAGRAPH_KEY, PARSES_KEY,
+                                         USER_DATA_KEY)
 from spacy_planar.io.conllu.kbest_blocks import alternative_comments, with_misc
 from spacy_planar.io.doc_trees import OUTSIDE, ud_tree
 
@@ -143,7 +144,7 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         elif i > inside_until:
             misc = _with_space_after(misc, _spaced(token))
         if probs is not None:
-            misc = with_misc(misc, "HeadProb", f"{probs[i]:.3f}")
+            misc = with_misc(misc, "HeadProb", f"{probs[i]:.{HEAD_PROB_DECIMALS}f}")
         morph = feats.get(str(i)) or _field(ud_feats(str(token.morph)))
         out.append("\t".join((
             str(i + 1), token.text, _field(token.lemma_), _field(token.pos_), _field(token.tag_),
