@@ -161,15 +161,17 @@ def lower_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats3d, 
     W = model.get_param("W")
     table = model.ops.alloc2f(X.shape[0] + 1, nF * nO, zeros=False)
     # xp's matmul (numpy's OpenBLAS on CPU, cupy on GPU): faster here than ops.gemm (blis), with one
-    # thread or several, on an idle machine or a busy one (docs/decisions.md, 2026-11-24)
-    model.ops.xp.matmul(X, W.T, out=table[:-1])
+    # thread or several, on an idle machine or a busy one, forward and backward (docs/decisions.md,
+    # 2026-11-24 and 2026-11-28)
+    xp = model.ops.xp
+    xp.matmul(X, W.T, out=table[:-1])
     table[-1] = model.get_param("pad").ravel()
 
     def backprop(d_table: Floats3d) -> Floats2d:
         model.inc_grad("pad", d_table[-1])
         d_rows = d_table[:-1].reshape((X.shape[0], nF * nO))
-        model.inc_grad("W", model.ops.gemm(d_rows, X, trans1=True))
-        return model.ops.gemm(d_rows, W)
+        model.inc_grad("W", xp.matmul(d_rows.T, X))
+        return xp.matmul(d_rows, W)
 
     return table.reshape((X.shape[0] + 1, nF, nO)), backprop
 
