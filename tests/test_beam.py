@@ -52,14 +52,19 @@ def offsets_of(lengths):
 
 def exhaustive_best(system, score, n, offset, finish):
     """The highest total log-probability of a complete derivation of one
-    sentence and its tree, by trying every sequence of valid actions."""
-    best = [-np.inf, None]
+    sentence and its tree, by trying every sequence of valid actions: a
+    state's best completion is searched once, however many derivations reach
+    it (a state is all its fields; the first best action in order, as a walk
+    of every derivation in order would find)."""
+    memo = {}
 
-    def walk(state, total):
+    def best(state):
+        key = tuple(None if getattr(state, f) is None else getattr(state, f).tobytes() for f in state.ROW_FIELDS)
+        if key in memo:
+            return memo[key]
         if system.is_final(state)[0]:
-            if total > best[0]:
-                best[:] = [total, system.output_trees(state, [0], decode=False)[0]]
-            return
+            memo[key] = (0.0, system.output_trees(state, [0], decode=False)[0])
+            return memo[key]
         inputs = system.model_inputs(state, np.array([offset], dtype=INT))
         valid = system.valid_actions(state)
         rules = system.ud_label_rules(state)
@@ -67,13 +72,17 @@ def exhaustive_best(system, score, n, offset, finish):
             valid &= rules
         scores = np.asarray(score(*inputs), dtype=np.float64)[:, :valid.shape[1]]
         logp = log_softmax(scores, valid)[0]
+        found = (-np.inf, None)
         for a in np.flatnonzero(valid[0]):
             nxt = state.select(np.array([0]))
             system.apply(nxt, np.array([a]))
-            walk(nxt, total + logp[a])
+            rest, tree = best(nxt)
+            if logp[a] + rest > found[0]:
+                found = (logp[a] + rest, tree)
+        memo[key] = found
+        return found
 
-    walk(system.init_states([n], finish=finish), 0.0)
-    return best
+    return list(best(system.init_states([n], finish=finish)))
 
 
 @settings(max_examples=25, deadline=None)
