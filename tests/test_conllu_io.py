@@ -254,3 +254,35 @@ def test_predicted_feats_are_written_in_uds_order(tmp_path):
     out = write(tmp_path, text, "out.conllu")
     ok, report = validate(out, level=2, lang="la")
     assert ok, report
+
+
+def test_docbins_read_and_write_as_spacys_docbin_does():
+    """add_docs writes the bytes DocBin.add writes, docbin_docs reads the
+    Docs get_docs reads: user data included, a numpy array (srsly's own
+    encoder) and a tuple key among them; a DocBin without user data too."""
+    import numpy as np
+    from spacy.tokens import DocBin
+
+    from spacy_planar.io.docbins import add_docs, docbin_docs
+
+    vocab = spacy.blank("xx").vocab
+    docs = list(conllu_to_docs(fixture_path("dev"), vocab))[:40]
+    docs[0].user_data["array"] = np.arange(4, dtype="int32")
+    docs[1].user_data[("._.", "x", 0, 2)] = [1, (2, "b")]
+    for store in (True, False):
+        ours = DocBin(store_user_data=store)
+        add_docs(ours, docs)
+        data = DocBin(store_user_data=store, docs=docs).to_bytes()
+        assert ours.to_bytes() == data
+        spacys, read = (list(f(DocBin(store_user_data=store).from_bytes(data))) for f in
+                        (lambda db: db.get_docs(vocab), lambda db: docbin_docs(db, vocab)))
+        assert [d.to_bytes(exclude=["user_data"]) for d in read] == [d.to_bytes(exclude=["user_data"]) for d in spacys]
+        assert [sorted(d.user_data, key=repr) for d in read] == [sorted(d.user_data, key=repr) for d in spacys]
+        assert bool(read[0].user_data) == store
+    assert read[0].user_data == {} and len(read) == 40
+    spacys = list(DocBin().from_bytes(DocBin(store_user_data=True, docs=docs).to_bytes()).get_docs(vocab))
+    read = list(docbin_docs(DocBin().from_bytes(DocBin(store_user_data=True, docs=docs).to_bytes()), vocab))
+    assert np.array_equal(read[0].user_data["array"], spacys[0].user_data["array"])
+    assert read[1].user_data[("._.", "x", 0, 2)] == spacys[1].user_data[("._.", "x", 0, 2)] == (1, (2, "b"))
+    assert all(r.user_data.keys() == s.user_data.keys() for r, s in zip(read, spacys))
+    assert all(r.user_data[k] == s.user_data[k] for r, s in zip(read[1:], spacys[1:]) for k in r.user_data)

@@ -26,6 +26,7 @@ from spacy.training.corpus import walk_corpus
 from spacy.util import registry
 
 from spacy_planar.errors import Errors
+from spacy_planar.io.docbins import docbin_docs
 from spacy_planar.io.conllu import TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, treebank_name
 
 # Doc.user_data key of a Doc whose tokens are already the syntactic words (a treebank's, CoNLL-U input)
@@ -135,7 +136,7 @@ def gold_sentences(vocab, path: Union[str, Path], max_length: int, limit: int) -
     with the name of its treebank."""
     n = 0
     for file in walk_corpus(path, ".spacy"):
-        for doc in DocBin().from_disk(file).get_docs(vocab):
+        for doc in docbin_docs(DocBin().from_disk(file), vocab):
             name = doc.user_data.get(TREEBANK_KEY) or treebank_name(file)
             for sent in sentence_docs(doc):
                 if len(sent) == 0 or (max_length and len(sent) > max_length):

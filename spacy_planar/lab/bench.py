@@ -68,19 +68,19 @@ def bench_convert(
     from spacy.tokens import DocBin
 
     from spacy_planar.io.conllu import conllu_to_docs, docs_to_conllu
+    from spacy_planar.io.docbins import add_docs, docbin_docs
 
     vocab = spacy.blank(LANG).vocab
     state = {}
 
     def read() -> int:
         db = DocBin(store_user_data=True)
-        for doc in conllu_to_docs(path, vocab):
-            db.add(doc)
+        add_docs(db, conllu_to_docs(path, vocab))
         state["bytes"] = db.to_bytes()
         return sum(len(t) for t in db.tokens)
 
     def write() -> int:
-        docs = list(DocBin(store_user_data=True).from_bytes(state["bytes"]).get_docs(vocab))
+        docs = list(docbin_docs(DocBin(store_user_data=True).from_bytes(state["bytes"]), vocab))
         for _ in docs_to_conllu(docs):
             pass
         return sum(len(d) for d in docs)

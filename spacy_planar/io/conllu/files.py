@@ -18,26 +18,29 @@ def conllu_to_docbin(in_path, out_path, lang: str = LANG, n_sents: int = 1, skip
     import spacy
     from spacy.tokens import DocBin
 
+    from spacy_planar.io.docbins import add_docs
+
     vocab = spacy.blank(lang).vocab
     db = DocBin(store_user_data=True)
-    words = 0
     name = treebank or treebank_name(in_path)
-    for doc in conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report):
+    docs = list(conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report))
+    for doc in docs:
         doc.user_data[TREEBANK_KEY] = name
-        db.add(doc)
-        words += len(doc)
+    add_docs(db, docs)
     with atomic_output(out_path, "wb") as f:
         f.write(db.to_bytes())
-    return len(db), words
+    return len(db), sum(len(doc) for doc in docs)
 
 
 def read_docbin(path: Union[str, Path], lang: str = LANG) -> List:
     import spacy
     from spacy.tokens import DocBin
 
+    from spacy_planar.io.docbins import docbin_docs
+
     check_input(path)
     vocab = spacy.blank(lang).vocab
-    return list(DocBin(store_user_data=True).from_disk(path).get_docs(vocab))
+    return list(docbin_docs(DocBin(store_user_data=True).from_disk(path), vocab))
 
 
 def docbin_to_conllu(in_path, out_path, lang: str = LANG) -> Tuple[int, int]:
@@ -66,10 +69,13 @@ def roundtrip_diffs(path: Union[str, Path], lang: str = LANG, limit: int = 20,
     import spacy
     from spacy.tokens import DocBin
 
+    from spacy_planar.io.docbins import add_docs, docbin_docs
+
     vocab = spacy.blank(lang).vocab
     sents = [s for i, s in enumerate(read_conllu(path)) if i % every == 0]
-    db = DocBin(store_user_data=True, docs=(sentences_to_doc(vocab, [s]) for s in sents))
-    docs = DocBin(store_user_data=True).from_bytes(db.to_bytes()).get_docs(vocab)
+    db = DocBin(store_user_data=True)
+    add_docs(db, (sentences_to_doc(vocab, [s]) for s in sents))
+    docs = docbin_docs(DocBin(store_user_data=True).from_bytes(db.to_bytes()), vocab)
     diffs: List[Tuple[int, str, str]] = []
     with open(path, encoding="utf-8") as f:
         original = f.read().split("\n")
