@@ -9,7 +9,9 @@ The official LAS compares universal relations only (``obl:arg`` counts as
 """
 from __future__ import annotations
 
+import functools
 import io
+import threading
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
@@ -91,13 +93,25 @@ def conll18_scores(gold: Path, system: Path) -> Tuple[Dict[str, float], bool]:
     return {metric: 100 * scores[metric].f1 for metric in SEGMENTATION + OFFICIAL}, several
 
 
+@functools.lru_cache(maxsize=None)
+def _validator(lang: str, level: int):
+    """udtools' Validator for ``lang`` at ``level``, made once: making one
+    loads UD's lists (0.2 s); each ``validate_files`` starts a new state."""
+    from udtools import Validator
+
+    return Validator(lang=lang, level=level, max_store=0, output=None), threading.Lock()
+
+
 def validate(path: Path, level: int = 2, lang: Optional[str] = None) -> Tuple[bool, str]:
     """The UD validator over ``path`` at ``level`` (1-5; ``lang``: the
     language's own lists from level 4, ``ud`` for none): whether it passed,
     and its report (each incident, then the counts per kind)."""
-    from udtools import Validator
-
     report = io.StringIO()
-    validator = Validator(lang=lang or "ud", level=level, max_store=0, output=report)
-    state = validator.validate_files([str(path)])
+    validator, lock = _validator(lang or "ud", level)
+    with lock:  # the report goes where the validator's incident settings say
+        validator.incfg["output"] = report
+        try:
+            state = validator.validate_files([str(path)])
+        finally:
+            validator.incfg["output"] = None
     return state.passed(), report.getvalue() + str(state)
