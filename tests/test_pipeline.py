@@ -32,9 +32,9 @@ ARC_WIDTH = 64  # top-down's arc scorer (weighted prediction)
 # three times (fits 83-90)
 N_TRAIN, N_HELD_OUT, EPOCHS, LEARN_RATE = 120, 60, 8, 0.004
 GLOBAL_EPOCHS, GLOBAL_LEARN_RATE = 10, 0.003
-# the parsers that own their tok2vec get spaCy's CNN, not the factory's BiLSTM: these tests are of the
-# systems and the component, and the CNN trains in half the time (test_encoders and the configs' tests
-# train the BiLSTM)
+# the parsers get spaCy's CNN, not the factory's BiLSTM, their own or a tok2vec component's: these tests
+# are of the systems and the component, and the CNN trains in half the time (test_encoders and the
+# configs' tests train the BiLSTM)
 CNN = {"@architectures": "spacy.HashEmbedCNN.v2", "width": 96, "depth": 2, "embed_size": 2000, "window_size": 1,
        "maxout_pieces": 3, "subword_features": True, "pretrained_vectors": None}
 
@@ -66,7 +66,7 @@ def train_pipeline(system, train_docs, epochs=EPOCHS, shared_tok2vec=False, labe
     fix_random_seed(0)
     nlp = spacy.blank("xx")
     if shared_tok2vec:
-        nlp.add_pipe("tok2vec")
+        nlp.add_pipe("tok2vec", config={"model": CNN})
         cfg["model"] = dict(LISTENER, labels_apart=labels_apart)
     else:
         cfg.setdefault("model", dict(DEFAULT_MODEL["model"], tok2vec=CNN))
