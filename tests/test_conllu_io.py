@@ -280,8 +280,11 @@ def test_docbins_read_and_write_as_spacys_docbin_does():
         assert [sorted(d.user_data, key=repr) for d in read] == [sorted(d.user_data, key=repr) for d in spacys]
         assert bool(read[0].user_data) == store
     assert read[0].user_data == {} and len(read) == 40
-    spacys = list(DocBin().from_bytes(DocBin(store_user_data=True, docs=docs).to_bytes()).get_docs(vocab))
-    read = list(docbin_docs(DocBin().from_bytes(DocBin(store_user_data=True, docs=docs).to_bytes()), vocab))
+    data = DocBin(store_user_data=True, docs=docs).to_bytes()
+    spacys = list(DocBin().from_bytes(data).get_docs(vocab))
+    kept = DocBin().from_bytes(data)
+    read = list(docbin_docs(kept, vocab))
+    assert len(kept.user_data) == 40  # the DocBin read is left as it was
     assert np.array_equal(read[0].user_data["array"], spacys[0].user_data["array"])
     assert read[1].user_data[("._.", "x", 0, 2)] == spacys[1].user_data[("._.", "x", 0, 2)] == (1, (2, "b"))
     assert all(r.user_data.keys() == s.user_data.keys() for r, s in zip(read, spacys))

@@ -12,6 +12,7 @@ DocBin (srsly's own Packer, made once, for writing), and the bytes are
 those srsly reads and writes."""
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Iterable, Iterator
 
@@ -29,16 +30,14 @@ def docbin_docs(doc_bin: DocBin, vocab) -> Iterator[Doc]:
         obj = dict(pairs)
         return hook(obj) if hook is not None else obj
 
-    user_data = list(doc_bin.user_data)
-    doc_bin.user_data = []  # get_docs reads user data whenever the list holds some
-    try:
-        for i, doc in enumerate(doc_bin.get_docs(vocab)):
-            if i < len(user_data) and user_data[i] is not None:
-                doc.user_data.update(srsly.msgpack.loads(user_data[i], raw=False, use_list=False,
-                                                         object_pairs_hook=as_dict))
-            yield doc
-    finally:
-        doc_bin.user_data = user_data
+    user_data = doc_bin.user_data
+    plain = copy.copy(doc_bin)  # the same arrays; get_docs reads user data whenever the list holds some
+    plain.user_data = []
+    for i, doc in enumerate(plain.get_docs(vocab)):
+        if i < len(user_data) and user_data[i] is not None:
+            doc.user_data.update(srsly.msgpack.loads(user_data[i], raw=False, use_list=False,
+                                                     object_pairs_hook=as_dict))
+        yield doc
 
 
 def add_docs(doc_bin: DocBin, docs: Iterable[Doc]) -> None:

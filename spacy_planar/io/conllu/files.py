@@ -23,13 +23,16 @@ def conllu_to_docbin(in_path, out_path, lang: str = LANG, n_sents: int = 1, skip
     vocab = spacy.blank(lang).vocab
     db = DocBin(store_user_data=True)
     name = treebank or treebank_name(in_path)
-    docs = list(conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report))
-    for doc in docs:
-        doc.user_data[TREEBANK_KEY] = name
-    add_docs(db, docs)
+
+    def named(docs):
+        for doc in docs:
+            doc.user_data[TREEBANK_KEY] = name
+            yield doc
+
+    add_docs(db, named(conllu_to_docs(in_path, vocab, n_sents=n_sents, skip_invalid=skip_invalid, report=report)))
     with atomic_output(out_path, "wb") as f:
         f.write(db.to_bytes())
-    return len(db), sum(len(doc) for doc in docs)
+    return len(db), sum(len(tokens) for tokens in db.tokens)
 
 
 def read_docbin(path: Union[str, Path], lang: str = LANG) -> List:
