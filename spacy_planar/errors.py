@@ -173,6 +173,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E148 = "{location}: cannot be reached ({reason}); check the network, or give --index a file"
     E149 = "{location}: not an index of pipelines ({reason})"
     E150 = "pip could not install {name}: {reason}"
+    E151 = "{path}: not a spaCy DocBin (.spacy) spaCy can read ({reason})"
     E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
             "leave --gpu-id out to train on the CPU")
 

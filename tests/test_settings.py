@@ -1,5 +1,6 @@
 """No config value is silently overwritten: what a shipped config, a load-time
 override or a command's option says is what runs."""
+import zlib
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,23 @@ def test_training_says_what_it_has_taken_and_about_what_is_left():
     # max_steps first: 500 of 1,000
     assert training_estimate(60, 500, 5, 1000, 20, 100.0) == "elapsed 0:01:00, about 0:01:00 left (at most; 50% done)"
     assert training_estimate(60, 500, 0, 1000, 0, None) == "elapsed 0:01:00, about 0:01:00 left (at most; 50% done)"
+
+
+@pytest.mark.parametrize("content", [b"not a DocBin", zlib.compress(b"msgpack it is not")], ids=["bytes", "zlib"])
+def test_a_file_that_is_not_a_docbin_is_one_line_and_nothing_made(tmp_path, content):
+    """A .spacy file whose bytes are no DocBin: `convert` and `train` say so in
+    one line (E151, exit 1), write nothing and leave no folder behind."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+
+    bad = tmp_path / "bad.spacy"
+    bad.write_bytes(content)
+    r = CliRunner().invoke(app, ["convert", str(bad), str(tmp_path / "out.conllu")])
+    assert r.exit_code == 1 and "E151" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "out.conllu").exists()
+    config = Path(__file__).resolve().parents[1] / "configs" / "arc_eager.cfg"
+    r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "out"), "--paths.train", str(bad),
+                                 "--paths.dev", str(bad)])
+    assert r.exit_code == 1 and f"[E151] {bad}" in r.output, r.output
+    assert not (tmp_path / "out").exists()

@@ -64,7 +64,10 @@ def train(
         several = bool(setting(config, overrides, "paths", "treebanks"))
         train_stages(config_path, Path(output_path), overrides, gpu_id, target_epochs if several else 0)
     except KeyboardInterrupt:
-        raise UserError(Errors.E145.format(left=interrupted(Path(output_path), created))) from None
+        raise UserError(Errors.E145.format(left=unfinished(Path(output_path), created))) from None
+    except UserError:  # bad input found while training (a corpus spaCy cannot read): nothing half-made left
+        unfinished(Path(output_path), created)
+        raise
     seconds = time.perf_counter() - start
     (Path(output_path) / TRAIN_SECONDS).write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
 
@@ -97,9 +100,10 @@ def check_output(output_path: Path, overwrite: bool) -> None:
         raise UserError(Errors.E144.format(path=output_path, found=", ".join(found)))
 
 
-def interrupted(output_path: Path, created: bool) -> str:
-    """After Ctrl-C: the folder this run made is removed where no pipeline
-    was saved yet; else what it holds (spaCy saves model-best as it goes)."""
+def unfinished(output_path: Path, created: bool) -> str:
+    """After Ctrl-C or bad input met while training: the folder this run
+    made is removed where no pipeline was saved yet; else what it holds
+    (spaCy saves model-best as it goes)."""
     import shutil
 
     best = output_path / "model-best"

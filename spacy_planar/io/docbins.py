@@ -14,10 +14,24 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Iterable, Iterator
+import zlib
+from pathlib import Path
+from typing import Iterable, Iterator, Union
 
 import srsly
 from spacy.tokens import Doc, DocBin
+
+from spacy_planar.errors import Errors, UserError
+
+
+def load_docbin(path: Union[str, Path], store_user_data: bool = False) -> DocBin:
+    """The DocBin in the file at ``path``; a one-line error (E151) where
+    its bytes are not one (spaCy's own error is a traceback)."""
+    try:
+        return DocBin(store_user_data=store_user_data).from_disk(path)
+    except (ValueError, KeyError, TypeError, zlib.error, srsly.msgpack.exceptions.UnpackException) as e:
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise UserError(Errors.E151.format(path=path, reason=reason)) from None
 
 
 def docbin_docs(doc_bin: DocBin, vocab) -> Iterator[Doc]:

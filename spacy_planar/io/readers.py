@@ -19,14 +19,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.training.batchers import configure_minibatch_by_words
 from spacy.training.corpus import walk_corpus
 from spacy.util import registry
 
 from spacy_planar.errors import Errors
-from spacy_planar.io.docbins import docbin_docs
+from spacy_planar.io.docbins import docbin_docs, load_docbin
 from spacy_planar.io.conllu import TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, treebank_name
 
 # Doc.user_data key of a Doc whose tokens are already the syntactic words (a treebank's, CoNLL-U input)
@@ -136,7 +136,7 @@ def gold_sentences(vocab, path: Union[str, Path], max_length: int, limit: int) -
     with the name of its treebank."""
     n = 0
     for file in walk_corpus(path, ".spacy"):
-        for doc in docbin_docs(DocBin().from_disk(file), vocab):
+        for doc in docbin_docs(load_docbin(file), vocab):
             name = doc.user_data.get(TREEBANK_KEY) or treebank_name(file)
             for sent in sentence_docs(doc):
                 if len(sent) == 0 or (max_length and len(sent) > max_length):

@@ -13,12 +13,11 @@ from typing import Callable, Dict, Optional, Tuple
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import DocBin
 from spacy.training.corpus import walk_corpus
 from spacy.util import registry
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.docbins import docbin_docs
+from spacy_planar.io.docbins import docbin_docs, load_docbin
 
 # factory -> the labels it would learn from a token (empty: none), and the CoNLL-U columns they come from
 LABELS: Dict[str, Tuple[Callable, str]] = {
@@ -34,7 +33,7 @@ def label_counts(path: Path, vocab, enough: int = 2) -> Dict[str, int]:
     (a .spacy file or a directory of them) gives each factory of ``LABELS``."""
     seen: Dict[str, set] = {factory: set() for factory in LABELS}
     for file in walk_corpus(path, ".spacy"):
-        for doc in docbin_docs(DocBin().from_disk(file), vocab):
+        for doc in docbin_docs(load_docbin(file), vocab):
             for factory, (label, _) in LABELS.items():
                 if len(seen[factory]) < enough:
                     seen[factory].update(x for x in map(label, doc) if x)

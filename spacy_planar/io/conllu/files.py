@@ -37,13 +37,12 @@ def conllu_to_docbin(in_path, out_path, lang: str = LANG, n_sents: int = 1, skip
 
 def read_docbin(path: Union[str, Path], lang: str = LANG) -> List:
     import spacy
-    from spacy.tokens import DocBin
 
-    from spacy_planar.io.docbins import docbin_docs
+    from spacy_planar.io.docbins import docbin_docs, load_docbin
 
     check_input(path)
     vocab = spacy.blank(lang).vocab
-    return list(docbin_docs(DocBin(store_user_data=True).from_disk(path), vocab))
+    return list(docbin_docs(load_docbin(path, store_user_data=True), vocab))
 
 
 def docbin_to_conllu(in_path, out_path, lang: str = LANG) -> Tuple[int, int]:
