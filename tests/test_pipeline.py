@@ -568,6 +568,43 @@ def test_whitespace_is_attached_not_parsed(trained, system):
     assert [t.head.i for t in alone] == [0]
 
 
+@pytest.mark.parametrize("system", ["arc_eager", "swap"])
+def test_sentences_with_whitespace_get_their_own_trees(trained, sentences, system):
+    """A Doc of several sentences, the longest first, with whitespace tokens:
+    the parser batches sentences by length, and each still gets the tree it
+    gets when parsed alone over the same Doc (one root, heads inside it)."""
+    from spacy_planar.parser.parsing import parse_docs
+
+    nlp = trained[system]
+    parser = nlp.get_pipe("planar_parser")
+    _, held_out = sentences
+    by_length = {len(d): d for d in held_out if 4 <= len(d) <= 14}
+    picked = [by_length[n] for n in sorted(by_length, reverse=True)[:3]]  # longest first, lengths apart
+    words, spaces, starts = [], [], []
+    for d in picked:  # a double space after each sentence's second word: a whitespace token
+        for i, t in enumerate(d):
+            words.append(t.text)
+            spaces.append(i != 1)
+            starts.append(i == 0)
+            if i == 1:
+                words.append(" ")
+                spaces.append(False)
+                starts.append(False)
+    doc = Doc(nlp.vocab, words=words, spaces=spaces, sent_starts=starts)
+    lengths = [len(sent) for sent in doc.sents]
+    assert sum(t.is_space for t in doc) == 3 and len(lengths) == 3 and lengths == sorted(set(lengths), reverse=True)
+    together = sorted(parser.predict([doc])[0], key=lambda unit: unit[0])
+    scores = parser.model.predict([doc])
+    for k, sent in enumerate(doc.sents):
+        alone = parse_docs(parser.system, scores, parser.model.ops, [doc], [(0, sent.start, sent.end)],
+                           parser.settings)[0]
+        assert together[k][:2] == alone[0][:2]
+    parser.set_annotations([doc], [together])
+    for sent in doc.sents:
+        assert sum(t.head.i == t.i for t in sent) == 1
+        assert all(sent.start <= t.head.i < sent.end for t in sent)
+
+
 def test_an_unseen_gold_label_is_one_clear_error(sentences):
     """A gold label the parser was not initialized with is never trained as
     another (root): the update stops with E118 naming it."""

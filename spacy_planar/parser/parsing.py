@@ -69,17 +69,20 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
         compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
         words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
         parsed: List[List] = [[] for _ in docs]
-        units_read, tokens = [], {}
+        units_read, tokens, rows = [], {}, []
         for (k, s, _), w in zip(found, words):
+            row = int(compact[doc_start[k] + s + w[0]]) if len(w) else -1
+            rows.append(row)
             if len(w):
-                row = int(compact[doc_start[k] + s + w[0]])
                 units_read.append((k, row, row + len(w)))
                 tokens[k, row] = s + w
         parse_units(system, score, docs, units_read, parsed, settings, starts=np.zeros(len(docs), dtype=INT),
                     tokens=tokens, repaired=repaired)
-        trees = iter((tree, alts) for doc_trees in parsed for _, tree, alts in doc_trees)
-        for (k, s, e), w in zip(found, words):
-            tree, alts = next(trees) if len(w) else (([], []), None)
+        # each unit's parse by its first row: parse_units returns a Doc's units in its batches' order (by length)
+        by_row = {(k, start): (tree, alts)
+                  for k, doc_trees in enumerate(parsed) for (start, _), tree, alts in doc_trees}
+        for (k, s, e), w, row in zip(found, words, rows):
+            tree, alts = by_row[k, row] if len(w) else (([], []), None)
             spaced_tree = lambda t: with_whitespace(t, w, e - s, settings.extra_root_label, settings.root_label)  # noqa
             out[k].append(((s, e), spaced_tree(tree),
                            None if alts is None else [(total, spaced_tree(t), spaced_scores(local, w, e - s))
