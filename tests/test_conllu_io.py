@@ -236,6 +236,51 @@ def test_whitespace_tokens_are_written_as_spaces_after(tmp_path):
     assert passed, report
 
 
+def test_sentences_that_start_with_whitespace_are_written_as_ud(tmp_path):
+    """A splitter's sentence start on a whitespace token (the first
+    sentence's, one inside, and a sentence of whitespace alone): no word of
+    whitespace is written; the whitespace before a sentence's first word is
+    its SpacesBefore, a sentence of whitespace joins the one before it, the
+    text comes back from the columns, and the file passes the UD validator."""
+    import spacy
+    from spacy.tokens import Doc
+
+    from spacy_planar.eval.official import validate
+    from spacy_planar.io.conllu import doc_to_conllu, read_conllu
+
+    nlp = spacy.blank("xx")
+    doc = nlp("  jah qaþ .   sa  \t  imma .  ik")
+    assert [t.text for t in doc] == ["  ", "jah", "qaþ", ".", "  ", "sa", " \t  ", "imma", ".", " ", "ik"]
+    # sentences from the Doc's start, "  " before "sa", " \t  " alone, " " before "ik"
+    heads = [1, 1, 1, 1, 5, 5, 6, 7, 7, 10, 10]
+    deps = ["dep", "ROOT", "obj", "punct", "dep", "ROOT", "ROOT", "ROOT", "punct", "dep", "ROOT"]
+    doc = Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc], heads=heads,
+              deps=deps, pos=["X" if w.isspace() else "PUNCT" if w == "." else "NOUN" for w in (t.text for t in doc)])
+    assert [s.text for s in doc.sents] == ["  jah qaþ .", "  sa", " \t  ", "imma .", " ik"]
+    path = tmp_path / "raw.conllu"
+    path.write_text(doc_to_conllu(doc), encoding="utf-8")
+    sents = list(read_conllu(path))
+    assert [s.forms for s in sents] == [["jah", "qaþ", "."], ["sa"], ["imma", "."], ["ik"]]
+    assert sents[0].misc[0] == "SpacesBefore=\\s\\s"
+    assert sents[1].misc == ["SpacesBefore=\\s\\s|SpacesAfter=\\s\\s\\t\\s\\s"]  # " \t  " joins "sa"
+    assert sents[3].misc == ["SpacesBefore=\\s|SpaceAfter=No"]
+    unescape = {"\\s": " ", "\\t": "\t"}
+
+    def spaces(value):
+        return "".join(unescape[value[i:i + 2]] for i in range(0, len(value), 2))
+
+    text = ""
+    for sent in sents:
+        for form, misc in zip(sent.forms, sent.misc):
+            parts = dict(p.split("=", 1) for p in misc.split("|") if "=" in p)
+            text += spaces(parts.get("SpacesBefore", "")) + form
+            text += spaces(parts["SpacesAfter"]) if "SpacesAfter" in parts else ("" if "SpaceAfter" in parts else " ")
+    assert text == doc.text
+    passed, report = validate(path, level=2)
+    assert passed, report
+    assert doc_to_conllu(nlp("  \n ")) == ""  # whitespace alone: no sentence
+
+
 def test_predicted_feats_are_written_in_uds_order(tmp_path):
     """spaCy orders a morph's features by code point (NumType before
     Number); UD by name, case-insensitively: what is written passes the UD

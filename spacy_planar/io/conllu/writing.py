@@ -27,9 +27,22 @@ def _sentence_bounds(doc) -> List[Tuple[int, int, Optional[dict]]]:
         return bounds
     if len(doc) == 0:
         return []
-    if doc.has_annotation("DEP") or doc.has_annotation("SENT_START"):
-        return [(s.start, s.end, None) for s in doc.sents]
-    return [(0, len(doc), None)]
+    if not doc.has_annotation("DEP") and not doc.has_annotation("SENT_START"):
+        return [(0, len(doc), None)] if not all(t.is_space for t in doc) else []
+    # raw text: a sentence of whitespace tokens alone (a splitter's start on a second space) has no
+    # UD word; its tokens join the sentence before it (the first sentence's: the one after it)
+    bounds: List[Tuple[int, int, Optional[dict]]] = []
+    pending = None
+    for sent in doc.sents:
+        if all(t.is_space for t in sent):
+            if bounds:
+                bounds[-1] = (bounds[-1][0], sent.end, None)
+            elif pending is None:
+                pending = sent.start
+            continue
+        bounds.append((sent.start if pending is None else pending, sent.end, None))
+        pending = None
+    return bounds
 
 
 def _spaced(token) -> bool:
@@ -50,6 +63,11 @@ def _with_space_after(misc: str, space: bool) -> str:
             parts.append("SpaceAfter=No")
             parts.sort(key=lambda p: p.split("=", 1)[0].lower())
     return "|".join(parts) if parts else "_"
+
+
+def _spaces_before(misc: str, before: str) -> str:
+    """``misc`` with ``SpacesBefore`` (the escaped whitespace before a sentence's first word)."""
+    return f"SpacesBefore={before}" + ("" if misc == "_" else f"|{misc}")
 
 
 def _field(value: str) -> str:
@@ -115,13 +133,15 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         ranges, empty, feats, deprels = {}, {}, {}, None
     inside_until = -1
     # raw text: a whitespace token (spaCy's for a second space, a tab, a newline) is no UD word;
-    # it goes into the word before it as SpacesAfter, and words are numbered without it
-    spaces = [t.is_space for t in tokens] if stored is None and not all(t.is_space for t in tokens) else []
+    # it goes into the word before it as SpacesAfter (at the sentence's start: into the first word
+    # as SpacesBefore), and words are numbered without it
+    spaces = [t.is_space for t in tokens] if stored is None else []
     after: Dict[int, str] = {}
+    before = ""
     if any(spaces):
-        kept = [i for i, space in enumerate(spaces) if not space or i == 0]
+        kept = [i for i, space in enumerate(spaces) if not space]
         probs = [probs[i] for i in kept] if probs is not None else None
-        tokens, heads, labels, after = _without_space_tokens(tokens, spaces, heads, labels)
+        tokens, heads, labels, after, before = _without_space_tokens(tokens, spaces, heads, labels)
     if stored is None:  # raw text: the multiword tokens the multiword_tokens component made
         ranges = raw_ranges(doc, tokens)
 
@@ -131,6 +151,9 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
             first, last, cols = ranges[i]
             cols = list(cols)
             cols[9] = _with_space_after(cols[9], _spaced(tokens[int(last)]))
+            if i == 0 and before:  # a multiword token's spacing is on its range line
+                cols[9] = _spaces_before(cols[9], before)
+                before = ""
             out.append("\t".join(cols))
             inside_until = int(last)
         if heads is not None:
@@ -143,6 +166,8 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
             misc = f"SpacesAfter={after[i]}"
         elif i > inside_until:
             misc = _with_space_after(misc, _spaced(token))
+        if i == 0 and before:
+            misc = _spaces_before(misc, before)
         if probs is not None:
             misc = with_misc(misc, "HeadProb", f"{probs[i]:.{HEAD_PROB_DECIMALS}f}")
         morph = feats.get(str(i)) or _field(ud_feats(str(token.morph)))
@@ -200,15 +225,17 @@ _SPACE_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\
 
 
 def _without_space_tokens(tokens, spaces: List[bool], heads, labels):
-    """A sentence's tokens without its whitespace tokens (not the first),
-    the heads renumbered (a word whose head was one takes that one's head),
-    and per kept word before one the whitespace after it as UD's
-    ``SpacesAfter`` value (escaped: ``\\s`` a space, ``\\t``, ``\\n``)."""
-    keep = [i for i, space in enumerate(spaces) if not space or i == 0]
+    """A sentence's tokens without its whitespace tokens, the heads
+    renumbered (a word whose head was one takes that one's head), per kept
+    word before one the whitespace after it as UD's ``SpacesAfter`` value
+    (escaped: ``\\s`` a space, ``\\t``, ``\\n``), and the whitespace
+    before the first word (``SpacesBefore``, escaped alike)."""
+    keep = [i for i, space in enumerate(spaces) if not space]
     new_index = {old: new for new, old in enumerate(keep)}
     after: Dict[int, str] = {}
+    before = "".join(_SPACE_ESCAPES.get(c, c) for t in tokens[:keep[0]] for c in t.text_with_ws)
     for i, space in enumerate(spaces):
-        if space and i > 0:
+        if space and i > keep[0]:
             prev = max(k for k in keep if k < i)
             text = after.get(new_index[prev], None)
             raw = (tokens[prev].whitespace_ if text is None else "") + tokens[i].text_with_ws
@@ -217,13 +244,13 @@ def _without_space_tokens(tokens, spaces: List[bool], heads, labels):
         def kept_head(i: int) -> int:  # 1-based, 0 for the root
             h = heads[i]
             seen = set()
-            while h and spaces[h - 1] and h - 1 != 0 and h not in seen:
+            while h and spaces[h - 1] and h not in seen:
                 seen.add(h)
                 h = heads[h - 1]
-            return 0 if not h else new_index[h - 1] + 1
+            return 0 if not h or spaces[h - 1] else new_index[h - 1] + 1
 
         heads, labels = [kept_head(i) for i in keep], [labels[i] for i in keep]
-    return [tokens[i] for i in keep], heads, labels, after
+    return [tokens[i] for i in keep], heads, labels, after, before
 
 
 def docs_to_conllu(docs: Iterable, kbest: int = 1, confidence: bool = False) -> Iterator[str]:
