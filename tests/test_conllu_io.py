@@ -281,6 +281,34 @@ def test_sentences_that_start_with_whitespace_are_written_as_ud(tmp_path):
     assert doc_to_conllu(nlp("  \n ")) == ""  # whitespace alone: no sentence
 
 
+def test_other_whitespace_and_a_multiword_token_before_it_are_written_as_ud(tmp_path):
+    """A no-break space and an em space are escaped (\\u00A0, \\u2003: no
+    raw whitespace in MISC); whitespace after a multiword token goes on its
+    range line, not on its last word; the file passes the UD validator."""
+    from spacy.tokens import Doc
+
+    from spacy_planar.eval.official import validate
+    from spacy_planar.io.conllu import MWT_KEY, doc_to_conllu, read_conllu
+
+    words = ["Aspicit", ",", "\u00a0", "impavidos", "que", "\t\u2003", "iudice", "."]
+    doc = Doc(spacy.blank("xx").vocab, words=words, spaces=[False, False, False, False, False, False, False, False],
+              heads=[0, 0, 1, 6, 3, 4, 0, 0], deps=["ROOT", "punct", "dep", "obj", "cc", "dep", "conj", "punct"],
+              pos=["VERB", "PUNCT", "X", "ADJ", "CCONJ", "X", "NOUN", "PUNCT"])
+    doc.user_data[MWT_KEY] = [(3, 4, "impavidosque")]
+    path = tmp_path / "raw.conllu"
+    text = doc_to_conllu(doc)
+    path.write_text(text, encoding="utf-8")
+    lines = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    assert [(c[0], c[1], c[9]) for c in lines] == [
+        ("1", "Aspicit", "SpaceAfter=No"), ("2", ",", "SpacesAfter=\\u00A0"),
+        ("3-4", "impavidosque", "SpacesAfter=\\t\\u2003"),
+        ("3", "impavidos", "_"), ("4", "que", "_"), ("5", "iudice", "SpaceAfter=No"), ("6", ".", "SpaceAfter=No")]
+    (sent,) = read_conllu(path)
+    assert sent.heads == [0, 1, 5, 3, 1, 1]
+    passed, report = validate(path, level=2)
+    assert passed, report
+
+
 def test_predicted_feats_are_written_in_uds_order(tmp_path):
     """spaCy orders a morph's features by code point (NumType before
     Number); UD by name, case-insensitively: what is written passes the UD

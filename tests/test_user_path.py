@@ -352,19 +352,22 @@ def test_evaluate_scores_tokens_words_and_sentences_of_raw_text(tmp_path):
 
 def test_parse_reads_standard_input_and_writes_standard_output(tmp_path):
     """`parse MODEL - -`: text (or CoNLL-U) piped in, CoNLL-U piped out, and
-    what parse says on standard error, as UDPipe's users pipe text."""
+    what parse says on standard error, as UDPipe's users pipe text; raw text
+    comes out in Unicode NFC, as UD requires (U+1F71 is U+03AC)."""
     import subprocess
     import sys
 
     from spacy_planar.io.conllu import read_conllu
 
     model = small_parser(tmp_path / "model", 10, epochs=1)
-    text = "Marcus heri venit .\nNec opis est nostre .\n"
+    text = "Marcus heri venit .\nNec opis est nostr\u1f71 .\n"
     res = subprocess.run([sys.executable, "-m", "spacy_planar", "parse", str(model), "-", "-"], input=text,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     (tmp_path / "out.conllu").write_text(res.stdout, encoding="utf-8")
-    assert [s.text for s in read_conllu(tmp_path / "out.conllu")] == ["Marcus heri venit .", "Nec opis est nostre ."]
+    parsed = list(read_conllu(tmp_path / "out.conllu"))
+    assert [s.text for s in parsed] == ["Marcus heri venit .", "Nec opis est nostr\u03ac ."]
+    assert parsed[1].forms[3] == "nostr\u03ac"
     assert "Parsed 2 sentences" in res.stderr and "Parsed" not in res.stdout
     gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 3)
     res = subprocess.run([sys.executable, "-m", "spacy_planar", "parse", str(model), "-", str(tmp_path / "g.conllu")],

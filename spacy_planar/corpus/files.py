@@ -29,6 +29,7 @@ from spacy_planar.io.conllu import (
 )
 from spacy_planar.io.doc_trees import set_trees, ud_tree
 from spacy_planar.io.progress import progress_bar
+from spacy_planar.io.raw_text import nfc
 from spacy_planar.io.readers import WORDS_GIVEN
 
 # the columns a pipeline may predict: spaCy's annotation, the Token attribute that holds it
@@ -143,7 +144,8 @@ def read_text(path: Path) -> List[str]:
 
 
 def read_paragraphs(path: Path) -> List[Tuple[str, List[str]]]:
-    """Each non-blank line of a UTF-8 text file (a paragraph) with the
+    """Each non-blank line of a UTF-8 text file (a paragraph), in Unicode
+    NFC as UD's words and ``# text`` must be (``raw_text.nfc``), with the
     comments its first sentence opens with: ``# newpar``, after ``# newdoc``
     on the file's first line and on the first after a blank line (a
     document ends there), as UDPipe writes them."""
@@ -151,7 +153,7 @@ def read_paragraphs(path: Path) -> List[Tuple[str, List[str]]]:
     out: List[Tuple[str, List[str]]] = []
     new_document = True
     for line in read_utf8(path).splitlines():
-        line = line.strip()
+        line = nfc(line.strip())
         if not line:
             new_document = True
             continue

@@ -150,7 +150,10 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
         if i in ranges:
             first, last, cols = ranges[i]
             cols = list(cols)
-            cols[9] = _with_space_after(cols[9], _spaced(tokens[int(last)]))
+            if int(last) in after:  # whitespace tokens after it: the range line's SpacesAfter
+                cols[9] = f"SpacesAfter={after[int(last)]}"
+            else:
+                cols[9] = _with_space_after(cols[9], _spaced(tokens[int(last)]))
             if i == 0 and before:  # a multiword token's spacing is on its range line
                 cols[9] = _spaces_before(cols[9], before)
                 before = ""
@@ -162,7 +165,7 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
             head = "_"
             deprel = deprels[i] if deprels else "_"
         misc = stored["misc"][i] if stored is not None else "_"
-        if i in after:
+        if i > inside_until and i in after:
             misc = f"SpacesAfter={after[i]}"
         elif i > inside_until:
             misc = _with_space_after(misc, _spaced(token))
@@ -224,6 +227,14 @@ def ud_feats(morph: str) -> str:
 _SPACE_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
 
 
+def escaped_spaces(text: str) -> str:
+    """Whitespace as UD's ``SpacesAfter`` / ``SpacesBefore`` write it: ``\\s``,
+    ``\\t``, ``\\n``, ``\\r`` (and ``\\p``, ``\\\\``); any other whitespace (a
+    no-break space, an em space) as ``\\u`` and its code point in hex, so that
+    no column holds raw whitespace."""
+    return "".join(_SPACE_ESCAPES.get(c) or (f"\\u{ord(c):04X}" if c.isspace() else c) for c in text)
+
+
 def _without_space_tokens(tokens, spaces: List[bool], heads, labels):
     """A sentence's tokens without its whitespace tokens, the heads
     renumbered (a word whose head was one takes that one's head), per kept
@@ -233,13 +244,13 @@ def _without_space_tokens(tokens, spaces: List[bool], heads, labels):
     keep = [i for i, space in enumerate(spaces) if not space]
     new_index = {old: new for new, old in enumerate(keep)}
     after: Dict[int, str] = {}
-    before = "".join(_SPACE_ESCAPES.get(c, c) for t in tokens[:keep[0]] for c in t.text_with_ws)
+    before = escaped_spaces("".join(t.text_with_ws for t in tokens[:keep[0]]))
     for i, space in enumerate(spaces):
         if space and i > keep[0]:
             prev = max(k for k in keep if k < i)
             text = after.get(new_index[prev], None)
             raw = (tokens[prev].whitespace_ if text is None else "") + tokens[i].text_with_ws
-            after[new_index[prev]] = (text or "") + "".join(_SPACE_ESCAPES.get(c, c) for c in raw)
+            after[new_index[prev]] = (text or "") + escaped_spaces(raw)
     if heads is not None:
         def kept_head(i: int) -> int:  # 1-based, 0 for the root
             h = heads[i]
