@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+from spacy_planar.defaults import EXTRA_ROOT_LABEL
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu.docs import (HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MWT_KEY, PARAGRAPH_KEY, PARSES_KEY,
                                          USER_DATA_KEY)
@@ -65,6 +66,22 @@ def _with_space_after(misc: str, space: bool) -> str:
     return "|".join(parts) if parts else "_"
 
 
+def _alternatives(doc, parses: Dict, start: int, end: int) -> List[dict]:
+    """A sentence's k-best parses (``PARSES_KEY``: by the parser's units).
+    Where a unit of whitespace alone joined it (``_sentence_bounds``), its
+    words' unit's, a root entry for each whitespace token (which is written as
+    spacing, not as a word)."""
+    if (start, end) in parses:
+        return parses[start, end]
+    for (s, e), alts in parses.items():
+        if start <= s and e <= end and all(t.is_space for t in doc[start:s]) and all(t.is_space for t in doc[e:end]):
+            lead, trail = s - start, end - e
+            return [dict(alt, heads=[0] * lead + [h + lead if h else 0 for h in alt["heads"]] + [0] * trail,
+                         labels=[EXTRA_ROOT_LABEL] * lead + list(alt["labels"]) + [EXTRA_ROOT_LABEL] * trail)
+                    for alt in alts]
+    return []
+
+
 def _spaces_before(misc: str, before: str) -> str:
     """``misc`` with ``SpacesBefore`` (the escaped whitespace before a sentence's first word)."""
     return f"SpacesBefore={before}" + ("" if misc == "_" else f"|{misc}")
@@ -100,7 +117,7 @@ def doc_to_conllu(doc, doc_index: int = 0, first_sent_id: int = 1, kbest: int = 
             tree = ud_tree(doc, start, end)
             if OUTSIDE in tree[0]:
                 raise UserError(Errors.E020.format(doc=doc_index, token=start + tree[0].index(OUTSIDE)))
-        alts = parses.get((start, end), []) if kbest > 1 else []
+        alts = _alternatives(doc, parses, start, end) if kbest > 1 else []
         word_probs = probs[start:end] if probs is not None and tree is not None else None
         out.extend(_sentence_lines(doc, start, end, stored, comments, tree, word_probs,
                                    alts[0]["prob"] if alts else None))
