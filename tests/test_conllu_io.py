@@ -280,13 +280,20 @@ def test_sentences_that_start_with_whitespace_are_written_as_ud(tmp_path):
     assert passed, report
     assert doc_to_conllu(nlp("  \n ")) == ""  # whitespace alone: no sentence
     # k-best parses by the parser's units: "sa"'s (4-6), with " \t  " joined to it
-    from spacy_planar.io.conllu import PARSES_KEY
+    from spacy_planar.io.conllu import PARAGRAPH_KEY, PARSES_KEY
 
     doc.user_data[PARSES_KEY] = [(4, 6, [{"prob": 0.75, "heads": [2, 0], "labels": ["dep", "root"]},
                                          {"prob": 0.25, "heads": [2, 0], "labels": ["dep", "vocative"]}])]
+    doc.user_data[PARAGRAPH_KEY] = ["# newdoc", "# newpar"]
     blocks = doc_to_conllu(doc, kbest=2).split("\n\n")
+    assert blocks[0].startswith("# newdoc\n# newpar\n# sent_id = 1\n")
     assert blocks[1].startswith("# sent_id = 2\n# text = sa\n# parse_prob = 0.7500\n"), blocks[1]
     assert blocks[2].startswith("# sent_id = 2/2") and "\tsa\t" in blocks[2] and "\tvocative\t" in blocks[2]
+    first = ["dep", "root", "obj", "punct"]
+    doc.user_data[PARSES_KEY] = [(0, 4, [{"prob": 0.5, "heads": [0, 0, 1, 1], "labels": first},
+                                         {"prob": 0.5, "heads": [0, 0, 1, 2], "labels": first}])]
+    blocks = doc_to_conllu(doc, kbest=2).split("\n\n")
+    assert blocks[1].startswith("# sent_id = 1/2\n# text = jah qaþ .\n")  # an alternative opens no paragraph
 
 
 def test_other_whitespace_and_a_multiword_token_before_it_are_written_as_ud(tmp_path):

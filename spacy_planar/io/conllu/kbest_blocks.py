@@ -8,8 +8,12 @@ from typing import List, Optional
 
 
 def alternative_comments(comments: List[str], j: int) -> List[str]:
-    """A sentence's comments for its j-th best parse: ``sent_id`` as ``ID/j``."""
-    out = [f"{line}/{j}" if line.startswith("# sent_id =") else line for line in comments]
+    """A sentence's comments for its j-th best parse: ``sent_id`` as ``ID/j``;
+    no ``# newdoc`` or ``# newpar`` (the first block opened them: an
+    alternative opens nothing, and the validator would read a paragraph
+    break after a word that said ``SpaceAfter=No``)."""
+    out = [f"{line}/{j}" if line.startswith("# sent_id =") else line for line in comments
+           if not line.startswith(("# newdoc", "# newpar"))]
     return out if any(line.startswith("# sent_id =") for line in comments) else [f"# sent_id = ?/{j}"] + out
 
 
