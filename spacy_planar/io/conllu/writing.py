@@ -82,9 +82,25 @@ def _alternatives(doc, parses: Dict, start: int, end: int) -> List[dict]:
     return []
 
 
-def _spaces_before(misc: str, before: str) -> str:
-    """``misc`` with ``SpacesBefore`` (the escaped whitespace before a sentence's first word)."""
-    return f"SpacesBefore={before}" + ("" if misc == "_" else f"|{misc}")
+def _spacing(misc: str, tokens, k: int, after: Dict[int, str], before: str) -> str:
+    """The MISC of word ``k`` of ``tokens`` (or of the multiword token it
+    ends): ``SpacesAfter`` where whitespace tokens followed it (``after``),
+    else ``SpaceAfter=No`` as its whitespace says; ``before`` (the escaped
+    whitespace before a sentence's first word) as ``SpacesBefore``."""
+    misc = f"SpacesAfter={after[k]}" if k in after else _with_space_after(misc, _spaced(tokens[k]))
+    return f"SpacesBefore={before}" + ("" if misc == "_" else f"|{misc}") if before else misc
+
+
+def _stored_columns(stored: Optional[dict]) -> Tuple[Dict, Dict[int, List[str]], Dict, Optional[List[str]]]:
+    """A treebank sentence's kept lines (``USER_DATA_KEY``): its range lines
+    by first word, its empty nodes by the word they follow, its FEATS as
+    written and its DEPRELs; nothing for raw text (None)."""
+    if stored is None:
+        return {}, {}, {}, None
+    empty: Dict[int, List[str]] = {}
+    for after_word, line in stored["empty"]:
+        empty.setdefault(int(after_word), []).append(line)
+    return {int(r[0]): r for r in stored["ranges"]}, empty, stored.get("feats", {}), stored.get("deprels")
 
 
 def _field(value: str) -> str:
@@ -132,22 +148,14 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
                     parse_prob: Optional[float]) -> List[str]:
     """One sentence's CoNLL-U lines (``doc_to_conllu``), with ``tree``'s
     heads and labels (None: ``_``), ``probs`` per token as ``HeadProb``,
-    ``parse_prob`` as a comment. (Over 50 lines: one loop writes each of the
+    ``parse_prob`` as a comment. (About 50 lines: one loop writes each of the
     ten columns, from the stored treebank lines or from the Doc.)"""
     tokens = doc[start:end]
     heads, labels = tree if tree is not None else (None, None)
     out = list(comments)
     if parse_prob is not None:
         out.append(f"# parse_prob = {parse_prob:.4f}")
-    if stored is not None:
-        ranges = {int(r[0]): r for r in stored["ranges"]}
-        empty: Dict[int, List[str]] = {}
-        for after_word, line in stored["empty"]:
-            empty.setdefault(int(after_word), []).append(line)
-        feats = stored.get("feats", {})
-        deprels = stored.get("deprels")
-    else:
-        ranges, empty, feats, deprels = {}, {}, {}, None
+    ranges, empty, feats, deprels = _stored_columns(stored)
     inside_until = -1
     # raw text: a whitespace token (spaCy's for a second space, a tab, a newline) is no UD word;
     # it goes into the word before it as SpacesAfter (at the sentence's start: into the first word
@@ -166,14 +174,8 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
     for i, token in enumerate(tokens):
         if i in ranges:
             first, last, cols = ranges[i]
-            cols = list(cols)
-            if int(last) in after:  # whitespace tokens after it: the range line's SpacesAfter
-                cols[9] = f"SpacesAfter={after[int(last)]}"
-            else:
-                cols[9] = _with_space_after(cols[9], _spaced(tokens[int(last)]))
-            if i == 0 and before:  # a multiword token's spacing is on its range line
-                cols[9] = _spaces_before(cols[9], before)
-                before = ""
+            cols = list(cols)  # a multiword token's spacing is on its range line
+            cols[9] = _spacing(cols[9], tokens, int(last), after, before if i == 0 else "")
             out.append("\t".join(cols))
             inside_until = int(last)
         if heads is not None:
@@ -182,12 +184,8 @@ def _sentence_lines(doc, start: int, end: int, stored: Optional[dict], comments:
             head = "_"
             deprel = deprels[i] if deprels else "_"
         misc = stored["misc"][i] if stored is not None else "_"
-        if i > inside_until and i in after:
-            misc = f"SpacesAfter={after[i]}"
-        elif i > inside_until:
-            misc = _with_space_after(misc, _spaced(token))
-        if i == 0 and before:
-            misc = _spaces_before(misc, before)
+        if i > inside_until:
+            misc = _spacing(misc, tokens, i, after, before if i == 0 else "")
         if probs is not None:
             misc = with_misc(misc, "HeadProb", f"{probs[i]:.{HEAD_PROB_DECIMALS}f}")
         morph = feats.get(str(i)) or _field(ud_feats(str(token.morph)))
