@@ -591,6 +591,7 @@ def test_project_takes_any_ud_treebank_by_variables():
                                                                                                      "train")]
 
 
+@pytest.mark.slow  # half a minute of processes: .ci/run runs it (-m slow)
 def test_the_raw_text_workflow_runs_from_variables(tmp_path):
     """`spacy project run raw` with --vars naming a treebank folder and a raw
     corpus (here: 30 sentences of the test treebank, Latin, the rest of its

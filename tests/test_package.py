@@ -35,6 +35,7 @@ def spacy_alone(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # half a minute of wheels and a fresh venv: .ci/run runs it (-m slow)
 def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_path):
     """A Latin pipeline named with its language (la_tiny stays la_tiny) and
     a Greek one named without (tiny becomes grc_tiny), packaged as the README
