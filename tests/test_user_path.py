@@ -31,8 +31,9 @@ def run_line(line: str, cwd: Path) -> tuple:
     """One line of a README block as a user runs it, in ``cwd``: its
     ``spacy-planar`` and ``spacy`` commands (one, or several joined by ``&&``)
     in this process as their typer apps run them, since each new process
-    imports spaCy again (2 s a command); a line with a pipe, a redirection or
-    another program in a shell. Returns the exit status and what it printed."""
+    imports spaCy again (2 s a command); a line with a pipe, a redirection, a
+    variable or single quotes, or another program, in a shell. Returns the
+    exit status and what it printed."""
     from spacy.cli import app as spacy_app
 
     commands = [] if set(line) & set("|<>;$`'") else [shlex.split(c) for c in line.split(" && ")]
