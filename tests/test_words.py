@@ -206,6 +206,33 @@ def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
     assert all(restored.cfg[table] == lemmatizer.cfg[table] for table in ("lexicon", "suffixes"))
 
 
+
+def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
+    """A lemmatizer loaded from disk or bytes and trained further (``train``'s
+    target stage sources it) takes each word's gold edit tree as its target,
+    as the one it was saved from does: the same loss and gradients. spaCy's
+    ``EditTreeLemmatizer`` (3.8) loads its labels without the map from tree
+    to label, and its loss took label 0 for every word."""
+    nlp = spacy.blank("xx")
+    tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 8, "depth": 1,
+               "embed_size": 100, "window_size": 1, "maxout_pieces": 2, "subword_features": False}
+    lemmatizer = nlp.add_pipe("lexicon_lemmatizer", config={"model": {"tok2vec": tok2vec}, "min_tree_freq": 1})
+    words, lemmas = ["qaþ", "gaf", "im", "qaþ"], ["qiþan", "giban", "is", "qiþan"]
+    examples = [Example(Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words, lemmas=lemmas))]
+    sgd = nlp.initialize(lambda: examples)
+    nlp.update(examples, sgd=sgd)
+    assert len(lemmatizer.labels) == 3
+    scores, _ = lemmatizer.model.begin_update([eg.predicted for eg in examples])  # as in training: softmax
+    loss, d_scores = lemmatizer.get_loss(examples, scores)
+    nlp.to_disk(tmp_path / "pipeline")
+    again = spacy.blank("xx")
+    again.add_pipe("lexicon_lemmatizer", config={"model": {"tok2vec": tok2vec}, "min_tree_freq": 1})
+    for restored in (spacy.load(tmp_path / "pipeline"), again.from_bytes(nlp.to_bytes())):
+        loaded = restored.get_pipe("lexicon_lemmatizer")
+        assert loaded.tree2label == lemmatizer.tree2label
+        loaded_loss, loaded_d = loaded.get_loss(examples, scores)
+        assert loaded_loss == pytest.approx(loss) and all(np.allclose(a, b) for a, b in zip(loaded_d, d_scores))
+
 def _ud_pipeline(seed: int, docs):
     """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser) trained a little with ``seed`` on ``docs``."""
     from thinc.api import fix_random_seed
