@@ -206,7 +206,6 @@ def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
     assert all(restored.cfg[table] == lemmatizer.cfg[table] for table in ("lexicon", "suffixes"))
 
 
-
 def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
     """A lemmatizer loaded from disk or bytes and trained further (``train``'s
     target stage sources it) takes each word's gold edit tree as its target,
@@ -232,6 +231,7 @@ def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
         assert loaded.tree2label == lemmatizer.tree2label
         loaded_loss, loaded_d = loaded.get_loss(examples, scores)
         assert loaded_loss == pytest.approx(loss) and all(np.allclose(a, b) for a, b in zip(loaded_d, d_scores))
+
 
 def _ud_pipeline(seed: int, docs):
     """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser) trained a little with ``seed`` on ``docs``."""

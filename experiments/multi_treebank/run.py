@@ -61,7 +61,6 @@ def main():
         time.sleep(30)
     trains = [corpus(a.target, "train")] + [corpus(o, "train") for o in a.others.split(",") if o]
     t0 = time.time()
-    model = out / "model-best"
     if not (out / "model-best").exists() and a.teachers:
         args = [a.bin, "distill", "--output", out, "--teacher-weight", a.weight, "--paths.dev", corpus(a.target, "dev"),
                 "--training.max_epochs", a.epochs, "--system.seed", a.seed, *vec, *a.rest]
@@ -77,30 +76,38 @@ def main():
             args += ["--paths.train", t]
         sh(args, log)
     t1 = time.time()
+    models = [("", out / "model-best")]
     if a.ft:
-        ft = out / "ft"
-        model = ft / "model-best"
-        if not model.exists():
-            cfg = finetune_config(out / "model-best", out / "ft.cfg")
-            sh([BIN, "train", cfg, "--output", ft, "--paths.train", corpus(a.target, "train"),
-                "--paths.dev", corpus(a.target, "dev"), "--training.max_epochs", a.ft, "--system.seed", a.seed,
-                *vec], log)
+        models.append((".ft", target_stage(out, "ft", a.target, a.ft, a.seed, vec, log)))
     t2 = time.time()
-    models = [("", out / "model-best")] + ([(".ft", model)] if a.ft else [])
     for suffix, path in models:
         result = {"arm": a.arm + suffix.replace(".", "+"), "target": a.target, "seed": a.seed, "train_s": t1 - t0,
                   "ft_s": t2 - t1 if suffix else 0}
         for split in ["dev"] + (["test"] if a.test else []):
-            pred = out / f"{split}{suffix}.conllu"
-            js = out / f"{split}{suffix}.json"
-            if not js.exists():
-                sh([BIN, "parse", path, gold(a.target, split), pred], log)
-                with open(js, "w") as f:
-                    subprocess.run([BIN, "evaluate", gold(a.target, split), pred, "--json"], stdout=f, env=ENV,
-                                   check=True)
-            result[split] = json.loads(js.read_text())
+            result[split] = parse_and_score(path, a.target, split, out / f"{split}{suffix}", log)
         (out / f"result{suffix}.json").write_text(json.dumps(result, indent=1))
         print(result["arm"], a.target, a.seed, result["dev"]["official"]["LAS"], f"{time.time() - t0:.0f}s")
+
+
+def target_stage(out: Path, name: str, target: str, epochs, seed, vec, log, overrides=()) -> Path:
+    """``epochs`` epochs on the target alone from out/model-best into out/name (kept if there): its model-best."""
+    model = out / name / "model-best"
+    if not model.exists():
+        cfg = finetune_config(out / "model-best", out / f"{name}.cfg")
+        sh([BIN, "train", cfg, "--output", out / name, "--paths.train", corpus(target, "train"), "--paths.dev",
+            corpus(target, "dev"), "--training.max_epochs", epochs, "--system.seed", seed, *vec, *overrides], log)
+    return model
+
+
+def parse_and_score(model: Path, target: str, split: str, stem: Path, log) -> dict:
+    """The split parsed by ``model`` into STEM.conllu, scored by the CoNLL 2018 scorer into STEM.json (kept if
+    there): the scores."""
+    pred, js = stem.with_name(stem.name + ".conllu"), stem.with_name(stem.name + ".json")
+    if not js.exists():
+        sh([BIN, "parse", model, gold(target, split), pred], log)
+        with open(js, "w") as f:
+            subprocess.run([BIN, "evaluate", gold(target, split), pred, "--json"], stdout=f, env=ENV, check=True)
+    return json.loads(js.read_text())
 
 
 def finetune_config(model: Path, path: Path) -> Path:
