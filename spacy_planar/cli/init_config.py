@@ -24,14 +24,14 @@ from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, flag, msg, read_config
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import atomic_output, check_input
-from spacy_planar.parser.catalog import SPECS
+from spacy_planar.parser.catalog import PARSERS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
 # the laboratory's anchors' partials (``spacy-planar lab anchor-config``): spaCy's parser in our pipeline and
 # spaCy's pipeline as `spacy init config` writes it, what the comparisons in docs/results.md set ours against
 ANCHOR_PARTS = Path(__file__).resolve().parents[1] / "lab" / "partials"
-# our systems (a partial config each, named as the system: catalog.SPECS)
-SYSTEM_CONFIGS = tuple(spec.name for spec in SPECS)
+# our systems (a partial config each, named as the system: catalog.PARSERS, the transition systems and the biaffine)
+SYSTEM_CONFIGS = PARSERS
 ANCHORS = ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "spacy_beam_parser")
 # a system whose partial only changes another's: that one is merged first
 BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}

@@ -112,6 +112,13 @@ SPECS: Tuple[SystemSpec, ...] = (
 )
 # the systems' classes by name
 SYSTEMS: Dict[str, type] = {spec.name: spec.system for spec in SPECS}
+# the graph-based parser beside them (Dozat & Manning 2017: ``biaffine_parser``, ``parser/biaffine.py``): no
+# moves and no oracle, so no SystemSpec; init-config writes its config as a system's (partials/biaffine.partial.cfg)
+GRAPH_SYSTEMS: Tuple[str, ...] = ("biaffine",)
+# every parser a config can name: the transition systems, then the graph-based
+PARSERS: Tuple[str, ...] = (*SYSTEMS, *GRAPH_SYSTEMS)
+# the factories of the parser components (a pipeline's parser is the component of one of them)
+PARSER_FACTORIES: Tuple[str, ...] = ("planar_parser", "biaffine_parser")
 _BY_CLASS: Dict[type, SystemSpec] = {spec.system: spec for spec in SPECS}
 
 for _spec in SPECS:  # the functions a config's [components.planar_parser.transition_system] names
@@ -154,4 +161,4 @@ def make_oracle(system: TransitionSystem, st: States, trees: Sequence) -> Oracle
     return _BY_CLASS[type(system)].oracle(system, st, trees)
 
 
-__all__ = ["SystemSpec", "SPECS", "SYSTEMS", "spec_of", "make_system", "system_for_trees", "make_oracle"]
+__all__ = ["SystemSpec", "SPECS", "SYSTEMS", "GRAPH_SYSTEMS", "PARSERS", "PARSER_FACTORIES", "spec_of", "make_system", "system_for_trees", "make_oracle"]

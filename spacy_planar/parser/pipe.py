@@ -17,8 +17,6 @@ from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
-import srsly
-from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
@@ -31,6 +29,7 @@ from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.parser.ensembles import Teachers
 from spacy_planar.parser.extensions import register as register_extensions
 from spacy_planar.parser.codec import TreeCodec
+from spacy_planar.parser.saving import SavesSettings
 from spacy_planar.parser.parsing import parse_docs, set_parses, units
 from spacy_planar.parser.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
@@ -43,7 +42,7 @@ from spacy_planar.trees.transforms import clean_label
 register_extensions()
 
 
-class PlanarParser(TrainablePipe):
+class PlanarParser(SavesSettings, TrainablePipe):
     """Non-projective transition-based dependency parser.
 
     (Over 300 lines: spaCy's TrainablePipe protocol, each method a short
@@ -314,48 +313,6 @@ class PlanarParser(TrainablePipe):
         s = self.settings
         if s.n_best > 1 and s.beam_width > 1:
             set_parses(docs, predictions, heads, labels, lengths, alternatives, s.n_best, s.calibration)
-
-    # --- serialization -------------------------------------------------------------
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        serialize = {
-            "cfg": lambda: srsly.json_dumps(self.cfg),
-            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
-            "model": lambda: self.model.to_bytes(),
-        }
-        return util.to_bytes(serialize, exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
-        deserialize = {
-            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
-            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
-            "model": lambda b: None,
-        }
-        msg = util.from_bytes(bytes_data, deserialize, exclude)
-        if "model" not in exclude and "model" in msg:
-            self._resize()
-            self.model.from_bytes(msg["model"])
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        serialize = {
-            "cfg": lambda p: srsly.write_json(p, self.cfg),
-            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
-            "model": lambda p: self.model.to_disk(p),
-        }
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path, *, exclude=tuple()):
-        deserialize = {
-            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
-            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
-            "model": lambda p: None,
-        }
-        util.from_disk(path, deserialize, exclude)
-        if "model" not in exclude:
-            self._resize()
-            with (util.ensure_path(path) / "model").open("rb") as f:
-                self.model.from_bytes(f.read())
-        return self
 
     def _load_cfg(self, cfg: dict) -> None:
         """The saved settings (``ParserSettings.load``: the options set at load stay)."""

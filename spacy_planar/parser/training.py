@@ -33,23 +33,15 @@ Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
 Steps = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]
 
 
-class Trainer:
-    """The training side of one ``PlanarParser``: its oracle cache, and the
-    steps a batch of Examples trains on."""
+class GoldTrees:
+    """The gold trees of the units of Examples, and what was left out on the way: what every
+    parser trains on (``PlanarParser``'s ``Trainer``, ``BiaffineParser``)."""
 
-    def __init__(self, settings: ParserSettings):
-        self.settings = settings  # the root label, the tree transforms, the single-root rule: the component's
-        # keyed by the Doc's words and gold trees themselves (not a hash of them: no collision can reuse steps)
-        self.cache: Dict[Tuple, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
-        self.projective: Dict[Tuple[int, ...], bool] = {}
+    def __init__(self, settings):
+        self.settings = settings  # the root label: the component's settings
         self.skipped: Counter = Counter()
         self.outside = 0  # gold words whose head lies outside their predicted sentence (made its roots)
 
-    def clear(self) -> None:
-        """Forget the cached transitions (the labels or the system changed)."""
-        self.cache.clear()
-
-    # --- gold trees ------------------------------------------------------------------
     def gold_trees(self, eg: Example, codec: TreeCodec) -> Optional[List[Tuple[Span, Tree]]]:
         """The gold tree of each unit of ``eg.predicted``, or None (counted in
         ``skipped``) where the reference has no parse or the tokens do not
@@ -85,6 +77,21 @@ class Trainer:
                 self.skipped["gold tree not well-formed"] += 1
                 return None
         return [(u, codec.transformed(tree)) for u, tree in out]
+
+
+class Trainer(GoldTrees):
+    """The training side of one ``PlanarParser``: its oracle cache, and the
+    steps a batch of Examples trains on."""
+
+    def __init__(self, settings: ParserSettings):
+        super().__init__(settings)  # the root label, the tree transforms, the single-root rule: the component's
+        # keyed by the Doc's words and gold trees themselves (not a hash of them: no collision can reuse steps)
+        self.cache: Dict[Tuple, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.projective: Dict[Tuple[int, ...], bool] = {}
+
+    def clear(self) -> None:
+        """Forget the cached transitions (the labels or the system changed)."""
+        self.cache.clear()
 
     def is_projective(self, heads: Sequence[int]) -> bool:
         """``trees.is_projective``, remembered per gold tree across epochs."""

@@ -1,0 +1,198 @@
+"""``spacy-planar.BiaffineModel.v1``: the graph-based parser's model (Dozat & Manning 2017,
+"Deep biaffine attention for neural dependency parsing", sections 2.2-2.3), what Stanza, UDPipe 2
+and spacy-experimental score trees with.
+
+tok2vec -> one ReLU layer whose four blocks are the arc-dependent, arc-head, label-dependent and
+label-head representations of every word (four MLPs in one product) -> dropout; then, for a
+sentence of n words,
+
+    s_arc[i, j] = d_i U h_j + h_j . u             (section 2.2, eq. 6: the biaffine with the
+                                                   head's prior; j = 0 is a learned root vector)
+    s_label[i, l] = d'_i U_l h'_j + W_l [d'_i; h'_j] + b_l    (eq. 3-4, for the chosen head j)
+
+The model's forward pass runs the encoder and the MLPs over the batch's Docs and returns a
+``GraphScorer``, which scores the arcs of sentences (padded into one batch of products) and the
+labels of given (dependent, head) pairs, each with its backward pass; the gradients of the four
+blocks are summed and go back through the MLP and the encoder once. Thinc ops and ``ops.xp``
+only (runs on a GPU)."""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Tuple
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Model, Relu, glorot_uniform_init
+from thinc.types import Floats2d, Floats3d, Ints1d, Ints2d
+
+BIAFFINE_PARAMS = ("Ua", "ua", "ra", "Ul", "Wl", "bl")
+
+
+@registry.architectures("spacy-planar.BiaffineModel.v1")
+def build_biaffine_model(tok2vec: Model[List[Doc], List[Floats2d]], arc_width: int = 400, label_width: int = 100,
+                         nO: Optional[int] = None) -> Model:
+    """Pick this for the graph-based parser (``biaffine_parser``). ``arc_width``
+    and ``label_width``: the MLPs' widths before the arc and the label
+    biaffines (Stanza's 400 and 100; Dozat & Manning's 500 and 100);
+    ``nO``: the number of labels, set by the component. ``tok2vec`` is
+    usually a ``spacy.Tok2VecListener.v1`` of the pipeline's shared encoder;
+    the MLPs' dropout is ``training.dropout``."""
+    mlp = Relu(nO=2 * arc_width + 2 * label_width, dropout=0.25)  # the four MLPs; training.dropout sets the rate
+    biaffine = Model("biaffine", _no_forward, init=_biaffine_init, dims={"nA": arc_width, "nB": label_width,
+                                                                          "nO": nO},
+                     params={name: None for name in BIAFFINE_PARAMS})
+    return Model("biaffine_parser", forward, init=init, layers=[tok2vec, mlp, biaffine],
+                 refs={"tok2vec": tok2vec, "mlp": mlp, "biaffine": biaffine}, dims={"nO": nO})
+
+
+def _no_forward(model, X, is_train):  # the biaffine's products run in GraphScorer
+    raise NotImplementedError
+
+
+def init(model: Model, X=None, Y=None) -> Model:
+    tok2vec, mlp, biaffine = model.layers
+    if X is not None:
+        tok2vec.initialize(X=X)
+    mlp.layers[0].set_dim("nI", tok2vec.get_dim("nO"))  # Relu with dropout: chain(Relu, Dropout)
+    mlp.initialize()
+    if model.has_dim("nO") and model.get_dim("nO"):
+        biaffine.set_dim("nO", model.get_dim("nO"), force=True)
+    biaffine.initialize()
+    return model
+
+
+def _biaffine_init(model: Model, X=None, Y=None) -> Model:
+    """The biaffines start at zero (the MLPs carry the signal: their products' gradients are
+    not zero), the root's vector as a word's would be (glorot)."""
+    ops = model.ops
+    a, b, L = model.get_dim("nA"), model.get_dim("nB"), model.get_dim("nO")
+    model.set_param("Ua", ops.alloc2f(a, a))
+    model.set_param("ua", ops.alloc1f(a))
+    model.set_param("ra", glorot_uniform_init(ops, (1, a))[0])
+    model.set_param("Ul", ops.alloc3f(L, b, b))
+    model.set_param("Wl", ops.alloc2f(L, 2 * b))
+    model.set_param("bl", ops.alloc1f(L))
+    return model
+
+
+def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple["GraphScorer", Callable]:
+    """Docs -> the ``GraphScorer`` of their words (the Docs' tokens one after another); the
+    backward pass takes the gradient of the MLP's output that the scorer's passes summed."""
+    tok2vec, mlp, biaffine = model.layers
+    Xs, backprop_tok2vec = tok2vec(docs, is_train)
+    ops = model.ops
+    lengths = [len(X) for X in Xs]
+    X = ops.xp.concatenate(Xs) if Xs else ops.alloc2f(0, tok2vec.get_dim("nO"))
+    Z, backprop_mlp = mlp(X, is_train)
+    scorer = GraphScorer(biaffine, Z)
+
+    def backprop(dZ: Floats2d) -> List[Floats2d]:
+        dX = backprop_mlp(dZ)
+        return backprop_tok2vec(ops.xp.split(dX, _bounds(lengths)))
+
+    return scorer, backprop
+
+
+def _bounds(lengths: List[int]) -> List[int]:
+    out, total = [], 0
+    for n in lengths[:-1]:
+        total += n
+        out.append(total)
+    return out
+
+
+class GraphScorer:
+    """The arc and label scores of a batch's words (rows of ``Z``, the MLP's output: arc-dep,
+    arc-head, label-dep, label-head blocks), each with a backward pass that increments the
+    biaffines' gradients and returns the gradient of ``Z``."""
+
+    def __init__(self, biaffine: Model, Z: Floats2d):
+        self.model = biaffine
+        self.ops = biaffine.ops
+        self.Z = Z
+        a, b = biaffine.get_dim("nA"), biaffine.get_dim("nB")
+        self.blocks = (slice(0, a), slice(a, 2 * a), slice(2 * a, 2 * a + b), slice(2 * a + b, 2 * a + 2 * b))
+
+    @property
+    def n_labels(self) -> int:
+        return self.model.get_dim("nO")
+
+    def restricted(self, rows: Ints1d) -> "GraphScorer":
+        """The scorer of the rows ``rows`` only (the words a parse reads: not whitespace); for
+        parsing (no backward pass)."""
+        return GraphScorer(self.model, self.Z[self.ops.asarray(rows)])
+
+    def arcs(self, rows: Ints2d) -> Tuple[Floats3d, Callable]:
+        """``rows`` (sentences, T): each sentence's words as rows of ``Z``, -1 after its end ->
+        s_arc (sentences, T, T + 1): word i taking head j (0: the root, j: the word in column
+        j - 1); the pad's entries are scores too (the caller masks them)."""
+        ops, xp, p = self.ops, self.ops.xp, self._params()
+        rows = ops.asarray(rows)
+        mask = (rows >= 0)[..., None].astype("float32")
+        safe = xp.where(rows >= 0, rows, 0)
+        D = self.Z[safe][..., self.blocks[0]] * mask
+        B, T, a = D.shape
+        H = xp.concatenate([xp.broadcast_to(p["ra"], (B, 1, a)), self.Z[safe][..., self.blocks[1]] * mask], axis=1)
+        DU = (D.reshape(B * T, a) @ p["Ua"]).reshape(B, T, a)
+        S = xp.matmul(DU, H.transpose(0, 2, 1)) + (H @ p["ua"])[:, None, :]
+
+        def backprop(dS: Floats3d) -> Floats2d:
+            dS = xp.ascontiguousarray(dS, dtype="float32")
+            dHu = dS.sum(axis=1)  # (B, T + 1)
+            self.model.inc_grad("ua", (dHu[..., None] * H).sum(axis=(0, 1)))
+            dH = dHu[..., None] * p["ua"] + xp.matmul(dS.transpose(0, 2, 1), DU)
+            dDU = xp.matmul(dS, H)
+            self.model.inc_grad("Ua", D.reshape(B * T, a).T @ dDU.reshape(B * T, a))
+            dD = (dDU.reshape(B * T, a) @ p["Ua"].T).reshape(B, T, a)
+            self.model.inc_grad("ra", dH[:, 0].sum(axis=0))
+            return self._scatter(safe, mask, ((0, dD), (1, dH[:, 1:])))
+
+        return S, backprop
+
+    def labels(self, deps: Ints1d, heads: Ints1d) -> Tuple[Floats2d, Callable]:
+        """s_label (pairs, labels) of the arcs heads[k] -> deps[k] between words (rows of ``Z``;
+        an arc from the root has the root's label, never scored)."""
+        ops, xp, p = self.ops, self.ops.xp, self._params()
+        deps, heads = ops.asarray(deps), ops.asarray(heads)
+        L, b = p["Ul"].shape[:2]
+        Ld = self.Z[deps][:, self.blocks[2]]
+        Lh = self.Z[heads][:, self.blocks[3]]
+        U = p["Ul"].transpose(1, 0, 2).reshape(b, L * b)  # (b, L b): U[x, (l, y)] = Ul[l, x, y]
+        A = (Ld @ U).reshape(-1, L, b)
+        pair = xp.concatenate([Ld, Lh], axis=1)
+        S = (A * Lh[:, None, :]).sum(axis=2) + pair @ p["Wl"].T + p["bl"]
+
+        def backprop(dS: Floats2d) -> Floats2d:
+            dS = xp.ascontiguousarray(dS, dtype="float32")
+            M = dS.shape[0]
+            dA = dS[:, :, None] * Lh[:, None, :]  # (M, L, b)
+            dLh = (dS[:, :, None] * A).sum(axis=1) + dS @ p["Wl"][:, b:]
+            dU = Ld.T @ dA.reshape(M, L * b)  # (b, L b)
+            self.model.inc_grad("Ul", dU.reshape(b, L, b).transpose(1, 0, 2))
+            self.model.inc_grad("Wl", dS.T @ pair)
+            self.model.inc_grad("bl", dS.sum(axis=0))
+            dLd = dA.reshape(M, L * b) @ U.T + dS @ p["Wl"][:, :b]
+            dZ = ops.alloc2f(*self.Z.shape)
+            dZ[:, self.blocks[2]] = _scatter_rows(ops, self.Z.shape[0], deps, dLd)
+            dZ[:, self.blocks[3]] = _scatter_rows(ops, self.Z.shape[0], heads, dLh)
+            return dZ
+
+        return S, backprop
+
+    def _params(self) -> dict:
+        return {name: self.model.get_param(name) for name in BIAFFINE_PARAMS}
+
+    def _scatter(self, safe: Ints2d, mask, parts) -> Floats2d:
+        """The gradient of ``Z`` from (block, gradient per padded word) parts."""
+        dZ = self.ops.alloc2f(*self.Z.shape)
+        flat = safe.reshape(-1)
+        for block, d in parts:
+            d = (d * mask).reshape(flat.shape[0], -1)
+            dZ[:, self.blocks[block]] = _scatter_rows(self.ops, self.Z.shape[0], flat, d)
+        return dZ
+
+
+def _scatter_rows(ops, n: int, rows, values) -> Floats2d:
+    out = ops.alloc2f(n, values.shape[1])
+    ops.scatter_add(out, ops.xp.ascontiguousarray(rows, dtype="int32"),
+                    ops.xp.ascontiguousarray(values, dtype="float32"))
+    return out

@@ -1,0 +1,253 @@
+"""The ``biaffine_parser`` component: the graph-based parser (Dozat & Manning 2017) beside the
+transition systems, on the same shared encoder, the same way in and out of a tree
+(``codec.TreeCodec``, whose system here encodes nothing) and the same scorer. A thin spaCy layer:
+the model is ``model/biaffine.py``, what it computes with it ``graph.py``, the decoder
+``trees/mst.py``."""
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.attrs import IS_SPACE
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from thinc.api import Config, Model, set_dropout_rate
+
+from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
+from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
+from spacy_planar.io.doc_trees import set_trees
+from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
+from spacy_planar.parser import graph
+from spacy_planar.parser import scorer as _scorer  # noqa: F401  (registers the default scorer)
+from spacy_planar.parser.codec import TreeCodec
+from spacy_planar.parser.saving import SavesSettings
+from spacy_planar.parser.extensions import register as register_extensions
+from spacy_planar.parser.factory import base_tok2vec
+from spacy_planar.parser.parsing import units, with_whitespace
+from spacy_planar.parser.training import GoldTrees
+from spacy_planar.trees.algorithms import Tree
+from spacy_planar.trees.transforms import check_transforms, clean_label
+
+register_extensions()
+
+DEFAULT_CONFIG = """
+[model]
+@architectures = "spacy-planar.BiaffineModel.v1"
+arc_width = 400
+label_width = 100
+nO = null
+
+[scorer]
+@scorers = "spacy-planar.parser_scorer.v1"
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
+DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
+
+
+@Language.factory(
+    "biaffine_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config={"model": DEFAULT_MODEL["model"], "root_label": None, "extra_root_label": EXTRA_ROOT_LABEL,
+                    "tree_transforms": [], "scorer": DEFAULT_MODEL["scorer"]},
+    default_score_weights={
+        "dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "dep_np_p": None, "dep_np_r": None,
+        "dep_np_f": 0.0, "sents_p": None, "sents_r": None, "sents_f": 0.0,
+    },
+)
+def make_biaffine_parser(nlp: Language, name: str, model: Model, root_label: Optional[str], extra_root_label: str,
+                         tree_transforms: List[str], scorer: Optional[Callable]):
+    """A graph-based dependency parser (Dozat & Manning 2017): every
+    (head, dependent) pair scored by a biaffine over the shared encoder, the
+    best tree with one root decoded exactly (Chu-Liu-Edmonds), then each
+    arc's label. Non-projective trees need no encoding. The options:
+
+    root_label: the root's label; None: learned from the training data.
+    extra_root_label: the label of what is attached without being parsed
+        (whitespace tokens).
+    tree_transforms: Nilsson's (2007) transforms, inverted on output.
+    """
+    return BiaffineParser(nlp.vocab, model, name, root_label=root_label, extra_root_label=extra_root_label,
+                          tree_transforms=tree_transforms, scorer=scorer)
+
+
+class Unencoded:
+    """A graph-based parser's trees as they are: what ``TreeCodec`` asks of a system, with
+    nothing to encode or decode."""
+
+    name = "biaffine"
+
+    @staticmethod
+    def prepare_tree(heads, labels) -> Tree:
+        return list(heads), list(labels)
+
+    @staticmethod
+    def decode_tree(heads, labels) -> Tree:
+        return heads, labels
+
+
+@dataclass
+class GraphSettings:
+    """Every setting of one ``biaffine_parser``: its options, and what it learns (labels, the
+    root label), saved as the component's cfg."""
+    root_label: str
+    extra_root_label: str
+    tree_transforms: List[str]
+    learn_root_label: bool = False
+    labels: List[str] = field(default_factory=list)
+    single_root: bool = True  # the decoder's constraint (the codec reads it)
+
+    def to_dict(self) -> Dict:
+        out = asdict(self)
+        out.pop("learn_root_label")
+        return out
+
+
+class BiaffineParser(SavesSettings, TrainablePipe):
+    """The graph-based parser: a thin layer over ``graph.py`` and the model."""
+
+    def __init__(self, vocab, model: Model, name: str, *, root_label: Optional[str], extra_root_label: str,
+                 tree_transforms: Sequence[str], scorer: Optional[Callable]):
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.scorer = scorer
+        self.settings = GraphSettings(root_label=root_label or ROOT_LABEL, learn_root_label=root_label is None,
+                                      extra_root_label=extra_root_label,
+                                      tree_transforms=check_transforms(list(tree_transforms)))
+        self.codec = TreeCodec(Unencoded(), self.settings)
+        self.gold = GoldTrees(self.settings)
+        self.repaired: Counter = Counter()  # what output_trees had to repair (never expected: MST gives trees)
+
+    @property
+    def cfg(self) -> Dict:
+        return self.settings.to_dict()
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        s = self.settings
+        return tuple(sorted({clean_label(label) for label in s.labels} | {s.root_label}))
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    @property
+    def skipped(self):
+        return self.gold.skipped
+
+    def add_label(self, label: str) -> int:
+        if label in self.settings.labels:
+            return 0
+        self.settings.labels = sorted(set(self.settings.labels) | {label})
+        return 1
+
+    def _resize(self) -> None:
+        """The model's label dimension from the settings' labels."""
+        n = len(self.settings.labels)
+        self.model.set_dim("nO", n, force=True)
+        self.model.get_ref("biaffine").set_dim("nO", n, force=True)
+
+    # --- training -----------------------------------------------------------------------------
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[Sequence[str]] = None) -> None:
+        """The labels and the root label from the training data, and the model."""
+        validate_get_examples(get_examples, "BiaffineParser.initialize")
+        roots: Counter = Counter()
+        for eg in get_examples():
+            if eg.reference.has_annotation("DEP"):
+                roots.update(tok.dep_ for tok in eg.reference if tok.head.i == tok.i)
+        settings = self.settings
+        if roots and settings.learn_root_label:
+            settings.root_label = roots.most_common(1)[0][0]
+        found = set(labels or [])
+        for eg in get_examples():
+            for _, tree in self.gold.gold_trees(eg, self.codec) or []:
+                found.update(self.codec.encode(tree)[1])
+        settings.labels = sorted(found - {settings.root_label})
+        self._resize()
+        self.model.initialize(X=[eg.predicted for eg, _ in zip(get_examples(), range(10))])
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One batched update: every word's head and every arc's label, against the gold tree
+        (``graph.training_loss``), through one pass of the encoder."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "BiaffineParser.update")
+        label_id = {label: i for i, label in enumerate(self.settings.labels)}
+        sentences: List[graph.Gold] = []
+        offset = 0
+        for eg in examples:
+            for (start, _), tree in self.gold.gold_trees(eg, self.codec) or []:
+                heads, labels = self.codec.encode(tree)
+                sentences.append((offset + start, heads, [label_id.get(lab, -1) if h else -1
+                                                          for h, lab in zip(heads, labels)]))
+            offset += len(eg.predicted)
+        if not sentences:
+            return losses
+        set_dropout_rate(self.model, drop)
+        scorer, backprop = self.model.begin_update([eg.predicted for eg in examples])
+        d_rows, loss = graph.training_loss(scorer, sentences)
+        backprop(d_rows)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError("BiaffineParser computes its loss inside update()")
+
+    # --- parsing --------------------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> List[List]:
+        """Per Doc, each unit's ((start, end), tree in UD's label strings, the words' arc
+        probabilities): the units' words without whitespace decoded together
+        (``graph.decode``), whitespace attached after (``parsing.with_whitespace``)."""
+        docs = list(docs)
+        found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        out: List[List] = [[] for _ in docs]
+        if not found:
+            return out
+        scorer = self.model.predict(docs)
+        space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
+        doc_start = np.cumsum([0] + [len(d) for d in docs])
+        words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
+        if space.any():
+            scorer = scorer.restricted(np.flatnonzero(~space))
+        compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
+        parsed = [(int(compact[doc_start[k] + s + w[0]]), len(w)) for (k, s, _), w in zip(found, words) if len(w)]
+        decoded = iter(graph.decode(scorer, [r for r, _ in parsed], [n for _, n in parsed]))
+        s = self.settings
+        for (k, start, end), w in zip(found, words):
+            heads, label_ids, probs = next(decoded) if len(w) else ([], [], np.zeros(0))
+            labels = [s.labels[i] if i >= 0 else s.root_label for i in label_ids]
+            tree = with_whitespace((heads, labels), w, end - start, s.extra_root_label, s.root_label)
+            token_probs = np.ones(end - start)
+            token_probs[w] = probs
+            out[k].append(((start, end), tree, token_probs))
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        """Heads and labels of every unit (``codec.TreeCodec.output_trees``: the inverse
+        transforms, checked), and each word's probability of its head and label
+        (``Token._.head_prob``)."""
+        docs = list(docs)
+        trees = [[(span, tree, None) for span, tree, _ in doc_units] for doc_units in predictions]
+        heads, labels, lengths, _ = self.codec.output_trees(trees, self.name, self.repaired)
+        if lengths:
+            set_trees(docs, heads, labels, lengths)
+        for doc, doc_units in zip(docs, predictions):
+            probs = [None] * len(doc)
+            for (start, end), _, p in doc_units:
+                probs[start:end] = np.round(p, HEAD_PROB_DECIMALS).tolist()
+            doc.user_data[HEAD_PROBS_KEY] = probs
+
+    def _load_cfg(self, cfg: dict) -> None:
+        for key in ("root_label", "labels", "tree_transforms"):
+            if key in cfg:
+                setattr(self.settings, key, cfg[key])
+        self.settings.learn_root_label = False

@@ -1,0 +1,154 @@
+"""What the graph-based parser (``biaffine_parser``) does with its model's ``GraphScorer``, apart
+from the component: sentences as padded rows of the batch's words, the arcs' log-probabilities,
+the training loss (Dozat & Manning 2017, section 2.2: a softmax over each word's candidate heads;
+section 2.3: a softmax over the labels of its gold arc), and the decoding: the arcs'
+log-probabilities to the best tree with one root (``trees.mst``: Chu-Liu-Edmonds under the root
+constraint, exact), then each arc's most probable label. Every output is a tree by construction:
+nothing is repaired after the model chose.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from spacy_planar.parser.driver import batches
+from spacy_planar.trees.mst import best_tree
+
+# sentences scored together, sorted by length (less padding)
+SENTENCES_PER_BATCH = 64
+NO_ARC = -1e9  # the score of a candidate that is not one (the word itself, the pad)
+
+
+def padded_rows(starts: Sequence[int], lengths: Sequence[int]) -> np.ndarray:
+    """(sentences, longest): each sentence's rows ``start .. start + length - 1``, -1 after."""
+    T = max(lengths, default=0)
+    cols = np.arange(T)[None, :]
+    rows = np.asarray(starts, dtype=np.int64)[:, None] + cols
+    return np.where(cols < np.asarray(lengths)[:, None], rows, -1)
+
+
+def candidates(xp, lengths, T: int):
+    """(sentences, T, T + 1) booleans: word i (of a sentence of ``lengths``) may take head j:
+    j the root or another word of the sentence."""
+    n = xp.asarray(np.asarray(lengths, dtype=np.int64))[:, None, None]
+    i = xp.arange(T)[None, :, None]
+    j = xp.arange(T + 1)[None, None, :]
+    return (i < n) & (j <= n) & (j != i + 1)
+
+
+def log_softmax(xp, scores, valid):
+    """Each row's log-softmax over its valid entries (``NO_ARC`` elsewhere)."""
+    masked = xp.where(valid, scores, NO_ARC)
+    masked = masked - masked.max(axis=-1, keepdims=True)
+    return masked - xp.log(xp.exp(masked).sum(axis=-1, keepdims=True))
+
+
+def arc_loss(ops, scores, lengths: Sequence[int], gold: np.ndarray) -> Tuple[object, float]:
+    """Cross-entropy of each word's gold head (``gold`` (sentences, T): 0 the root, j the word
+    j; -1 in the pad) under the softmax over its candidates: (d_scores, loss)."""
+    xp = ops.xp
+    valid = candidates(xp, lengths, scores.shape[1])
+    logp = log_softmax(xp, scores, valid)
+    gold = ops.asarray(gold)
+    words = gold >= 0
+    onehot = (xp.arange(scores.shape[2])[None, None, :] == gold[..., None]) & words[..., None]
+    probs = xp.exp(logp) * valid * words[..., None]
+    loss = float(-(logp * onehot).sum())
+    return (probs - onehot).astype("float32"), loss
+
+
+def label_loss(ops, scores, gold: np.ndarray) -> Tuple[object, float]:
+    """Cross-entropy of each arc's gold label: (d_scores, loss)."""
+    xp = ops.xp
+    logp = log_softmax(xp, scores, xp.ones(scores.shape, dtype=bool))
+    onehot = xp.arange(scores.shape[1])[None, :] == ops.asarray(gold)[:, None]
+    return (xp.exp(logp) - onehot).astype("float32"), float(-(logp * onehot).sum())
+
+
+Gold = Tuple[int, List[int], List[int]]  # a sentence: its first row, heads (0: root), label ids (-1: the root's)
+
+
+def training_loss(scorer, sentences: Sequence[Gold]) -> Tuple[object, float]:
+    """The gradient of the scorer's rows and the loss over ``sentences``: every word's head
+    (``arc_loss``) and every non-root word's label at its gold head (``label_loss``)."""
+    ops = scorer.ops
+    dZ = ops.alloc2f(*scorer.Z.shape)
+    total = 0.0
+    for idx in batches([len(h) for _, h, _ in sentences], SENTENCES_PER_BATCH):
+        group = [sentences[i] for i in idx]
+        lengths = [len(h) for _, h, _ in group]
+        rows = padded_rows([s for s, _, _ in group], lengths)
+        gold = np.full(rows.shape, -1, dtype=np.int64)
+        for b, (_, heads, _) in enumerate(group):
+            gold[b, :len(heads)] = heads
+        S, backprop = scorer.arcs(rows)
+        d_scores, loss = arc_loss(ops, S, lengths, gold)
+        dZ += backprop(d_scores)
+        total += loss
+    deps, heads, labels = arcs_of([s for s, _, _ in sentences], [h for _, h, _ in sentences],
+                                  [lab for _, _, lab in sentences])
+    if len(deps):
+        S, backprop = scorer.labels(deps, heads)
+        d_scores, loss = label_loss(ops, S, labels)
+        dZ += backprop(d_scores)
+        total += loss
+    return dZ, total
+
+
+def decode(scorer, starts: Sequence[int], lengths: Sequence[int], single_root: bool = True
+           ) -> List[Tuple[List[int], List[int], np.ndarray]]:
+    """Each sentence (its first row of the scorer and length): the best tree under its arcs'
+    log-probabilities, the label ids of its non-root arcs (-1 on the root's), and each word's
+    probability of its head and label; in the order given."""
+    out: List[Optional[Tuple]] = [None] * len(starts)
+    for idx in batches(lengths, SENTENCES_PER_BATCH):
+        group_lengths = [lengths[i] for i in idx]
+        logp = arc_log_probs(scorer, [starts[i] for i in idx], group_lengths)
+        for b, i in enumerate(idx):
+            n = group_lengths[b]
+            heads = best_tree(logp[b, :n, :n + 1], single_root)
+            out[i] = (heads, np.exp(logp[b, np.arange(n), heads]))
+    trees = [heads for heads, _ in out]
+    deps, heads = arcs_of(starts, trees)
+    label_ids, label_probs = np.zeros(0, dtype=np.int64), np.zeros(0)
+    if len(deps):
+        S, _ = scorer.labels(deps, heads)
+        probs = np.exp(scorer.ops.to_numpy(log_softmax(scorer.ops.xp, S, scorer.ops.xp.ones(S.shape, dtype=bool))))
+        label_ids, label_probs = probs.argmax(axis=1), probs.max(axis=1)
+    result, k = [], 0
+    for heads, head_probs in out:
+        attached = np.asarray(heads) > 0
+        n_arcs = int(attached.sum())
+        labels = np.full(len(heads), -1, dtype=np.int64)
+        labels[attached] = label_ids[k:k + n_arcs]
+        probs = head_probs.copy()
+        probs[attached] *= label_probs[k:k + n_arcs]
+        k += n_arcs
+        result.append((heads, labels.tolist(), probs))
+    return result
+
+
+def arcs_of(starts: Sequence[int], trees: Sequence[Sequence[int]], labels: Optional[Sequence] = None):
+    """The non-root arcs of sentences (their first rows and heads) as rows of the scorer:
+    (dependents, heads), and with ``labels`` (per sentence, per word) theirs."""
+    lengths = [len(h) for h in trees]
+    if not sum(lengths):
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty) if labels is None else (empty, empty, empty)
+    first = np.repeat(np.asarray(starts, dtype=np.int64), lengths)
+    word = np.concatenate([np.arange(n) for n in lengths])
+    head = np.concatenate([np.asarray(h, dtype=np.int64) for h in trees])
+    keep = head > 0
+    out = ((first + word)[keep], (first + head - 1)[keep])
+    if labels is None:
+        return out
+    return (*out, np.concatenate([np.asarray(lab, dtype=np.int64) for lab in labels])[keep])
+
+
+def arc_log_probs(scorer, starts: Sequence[int], lengths: Sequence[int]) -> np.ndarray:
+    """(sentences, T, T + 1) on the host: each word's log-probability of each candidate head
+    (``NO_ARC``-low for what is not one)."""
+    ops = scorer.ops
+    S, _ = scorer.arcs(padded_rows(starts, lengths))
+    return ops.to_numpy(log_softmax(ops.xp, S, candidates(ops.xp, lengths, S.shape[1])))

@@ -1,0 +1,55 @@
+"""How a parser component is saved and loaded, the same for ``planar_parser`` and
+``biaffine_parser``: its settings (``cfg``, JSON: what it was configured with and what it
+learned), the vocab and the model, whose dimensions are set from the settings (``_resize``)
+before its weights are read."""
+from __future__ import annotations
+
+import srsly
+from spacy import util
+
+
+class SavesSettings:
+    """``to_bytes`` / ``from_bytes`` / ``to_disk`` / ``from_disk`` for a component with ``cfg``
+    (its settings as saved), ``_load_cfg`` (a saved cfg taken back) and ``_resize`` (the model's
+    dimensions from the settings)."""
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        serialize = {
+            "cfg": lambda: srsly.json_dumps(self.cfg),
+            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
+            "model": lambda: self.model.to_bytes(),
+        }
+        return util.to_bytes(serialize, exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "model": lambda b: None,
+        }
+        msg = util.from_bytes(bytes_data, deserialize, exclude)
+        if "model" not in exclude and "model" in msg:
+            self._resize()
+            self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        serialize = {
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+            "model": lambda p: self.model.to_disk(p),
+        }
+        util.to_disk(path, serialize, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()):
+        deserialize = {
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "model": lambda p: None,
+        }
+        util.from_disk(path, deserialize, exclude)
+        if "model" not in exclude:
+            self._resize()
+            with (util.ensure_path(path) / "model").open("rb") as f:
+                self.model.from_bytes(f.read())
+        return self
