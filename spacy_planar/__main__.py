@@ -6,7 +6,7 @@ import traceback
 import typer
 
 from spacy_planar.cli import app
-from spacy_planar.lab import analyse, anchors, bench, compare, search, stacks  # noqa: F401  (the lab's commands)
+from spacy_planar.lab import analyse, anchors, bench, compare, search, stacks, stanza  # noqa: F401  (the lab's commands)
 
 
 def main() -> None:

@@ -100,7 +100,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E079 = "{source}: a CoNLL-U file is drawn as it is annotated; it takes no --text"
     E080 = "unknown system '{system}': expected one of {options}"
     E081 = "expected NAME=PIPELINE_DIR, got '{item}'"
-    E082 = "{model}: no planar_parser in the pipeline ({pipes})"
+    E082 = ("{model}: no planar_parser in the pipeline ({pipes}); a beam and k-best parses are the transition "
+            "systems' (a biaffine_parser decodes the one best tree)")
     E083 = "{path}: expected an .svg or .html file"
     E084 = "{source}: no sentence {sentence} (it has {n} annotated)"
     E085 = "{source}: a pipeline draws the parse of a text: give it with --text"
@@ -165,6 +166,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E140 = "UDPipe 1 is not installed: pip install 'spacy-planar[anchors]' (or pip install ufal.udpipe)"
     E141 = "{path}: UDPipe 1 could not read or train on it: {reason}"
     E142 = "{path}: [{section}] has no setting '{key}'{hint}; nothing was trained"
+    E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
+            "leave --gpu-id out to train on the CPU")
     E144 = ("{path} holds a trained pipeline ({found}): give another --output, or --overwrite to train into it "
             "anew")
     E145 = "training interrupted: {left}"
@@ -174,9 +177,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E149 = "{location}: not an index of pipelines ({reason})"
     E150 = "pip could not install {name}: {reason}"
     E151 = "{path}: not a spaCy DocBin (.spacy) spaCy can read ({reason})"
-    E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
-            "leave --gpu-id out to train on the CPU")
-
+    E152 = ("{python} cannot import Stanza: pip install 'spacy-planar[anchors]' (or pip install stanza), or give "
+            "--python a Python that has it")
+    E153 = "Stanza's {step} failed (exit {code}); its log: {log}"
 
 
 class Warnings(metaclass=ErrorsWithCodes):

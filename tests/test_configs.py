@@ -49,7 +49,7 @@ def _needs_spacy_transformers(config: Path) -> None:
 
 
 def test_the_shipped_configs():
-    assert [c.stem for c in CONFIGS] == ["arc_eager", "planar", "swap", "top_down", "two_planar", "ud", "ud_accurate",
+    assert [c.stem for c in CONFIGS] == ["arc_eager", "biaffine", "planar", "swap", "top_down", "two_planar", "ud", "ud_accurate",
                                          "ud_taggers_first", "ud_trf", "spacy_beam_parser", "spacy_parser",
                                          "spacy_parser_cnn", "spacy_parser_small", "ud_spacy_parser"]
 
@@ -163,7 +163,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     spacy_train(config, tmp_path / "out", small_corpus)
     nlp = spacy.load(tmp_path / "out" / "model-last")
     doc = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
-    parser = next(pipe for name, pipe in nlp.pipeline if name in ("parser", "planar_parser"))
+    parser = next(pipe for name, pipe in nlp.pipeline if name in ("parser", "planar_parser", "biaffine_parser"))
     assert doc.has_annotation("DEP") and {t.dep_ for t in doc} <= set(parser.labels) | {"ROOT", "root", "dep"}
     if "spacy_" in config.stem:  # spaCy's parsers: the rest is ours
         return
@@ -197,9 +197,15 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
         assert sum("predicts no UPOS" in line for line in r.output.splitlines()) == 1
-    # the same with the next best parses and the arc probabilities written
+    # the same with the next best parses and the arc probabilities written (the biaffine: its arcs'
+    # probabilities; a k-best list is the transition systems')
+    kbest = ["--kbest", "2"] if config.stem != "biaffine" else []
+    if not kbest:
+        r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text),
+                                     str(tmp_path / "k.conllu"), "--kbest", "2"])
+        assert r.exit_code == 1 and "E082" in r.output and not (tmp_path / "k.conllu").exists()
     r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text), str(tmp_path / "k.conllu"),
-                                 "--kbest", "2", "--confidence"])
+                                 *kbest, "--confidence"])
     assert r.exit_code == 0, r.output
     assert "HeadProb=" in (tmp_path / "k.conllu").read_text(encoding="utf-8")
     passed, report = validate(tmp_path / "k.conllu", level=2)
@@ -252,10 +258,10 @@ def test_every_entry_point_resolves():
             assert reg.get(ep.name) is not None
             if reg is registry.transition_systems:
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
-    # 5 factories (the parser, the feature morphologizer, multiword_tokens, the lemmatizer, the senter), 8
-    # architectures (CharEmbed v2 and v3, Tok2Vec), 2 scorers (the parser's, the senter's), 2 callbacks
-    # (leave_out_unlabelled, numpy_blas), the corpus reader and its batcher, 5 transition systems
-    assert found == 24
+    # 6 factories (the two parsers, the feature morphologizer, multiword_tokens, the lemmatizer, the senter),
+    # 9 architectures (CharEmbed v2 and v3, Tok2Vec, the biaffine), 2 scorers (the parser's, the senter's),
+    # 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus reader and its batcher, 5 transition systems
+    assert found == 26
 
 
 @pytest.fixture(scope="module")

@@ -131,12 +131,13 @@ def setting_options(items: Sequence[str]) -> Dict[str, Dict]:
     return out
 
 
-def load_pipeline(source, beam: Optional[Dict] = None):
+def load_pipeline(source, beam: Optional[Dict] = None, beam_needed: bool = True):
     """``spacy.load`` of the pipeline ``source`` names (a folder or an
     installed package: ``pipelines.pipeline_path``, one line where it is
     neither); with ``beam`` (``beam_options``' settings), every
     planar_parser of the pipeline parses with that beam (E082 where there is
-    none)."""
+    none, unless the beam is only for arc probabilities, ``beam_needed``
+    False, and a biaffine_parser gives them without one)."""
     import spacy
     from spacy.util import load_config
 
@@ -148,6 +149,8 @@ def load_pipeline(source, beam: Optional[Dict] = None):
     ours = planar_parsers(path)
     if not ours:
         components = load_config(path / "config.cfg")["components"]
+        if not beam_needed and any(c.get("factory") == "biaffine_parser" for c in components.values()):
+            return spacy.load(path)
         raise UserError(Errors.E082.format(model=source, pipes=", ".join(components)))
     return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})
 

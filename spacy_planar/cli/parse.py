@@ -65,7 +65,8 @@ def parse(
     if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
         raise UserError(Errors.E133.format(path=output_path))
     settings = beam_settings(beam, kbest, confidence)
-    members = [load_pipeline(name, settings) for name in [model, *(ensemble or [])]]
+    members = [load_pipeline(name, settings, beam_needed=kbest > 1 or beam is not None)
+               for name in [model, *(ensemble or [])]]
     if treebank:
         for member in members:
             set_treebank(member, treebank)

@@ -62,7 +62,7 @@ def parsed_docs(source: str, text: Optional[str], sentence: Optional[int], confi
         raise UserError(Errors.E085.format(source=source))
     if not text.strip():
         raise UserError(Errors.E120)
-    nlp = load_pipeline(source, {"beam_width": KBEST_BEAM, "n_best": 2} if confidence else None)
+    nlp = load_pipeline(source, {"beam_width": KBEST_BEAM, "n_best": 2} if confidence else None, beam_needed=False)
     return [nlp(text)]
 
 
