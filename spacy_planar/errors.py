@@ -156,8 +156,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E133 = "{path}: the output would overwrite the input; give another output path"
     E134 = "{what} '{value}': expected {rule}"
     E135 = "--accurate sizes the BiLSTM encoder, which --transformer replaces: give one of them"
-    E136 = ("an ensemble's pipelines are seeds of one config on one treebank (the same components and "
-            "labels): {reason}")
+    E136 = ("an ensemble's pipelines are trained on one treebank (other seeds or other parsers: the same "
+            "tok2vec and taggers with the same labels): {reason}")
     E137 = "the pipeline was not trained on a treebank '{name}': it knows {known}"
     E138 = ("{path}: a teacher is a pipeline of the student's config trained on the same treebank (another "
             "seed): {reason}")

@@ -233,7 +233,7 @@ def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
         assert loaded_loss == pytest.approx(loss) and all(np.allclose(a, b) for a, b in zip(loaded_d, d_scores))
 
 
-def _ud_pipeline(seed: int, docs):
+def _ud_pipeline(seed: int, docs, parser: str = "planar_parser"):
     """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser) trained a little with ``seed`` on ``docs``."""
     from thinc.api import fix_random_seed
 
@@ -248,7 +248,7 @@ def _ud_pipeline(seed: int, docs):
     nlp.add_pipe("morphologizer", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
     nlp.add_pipe("lexicon_lemmatizer", name="lemmatizer", config={"min_tree_freq": 1, "model": {
         "@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
-    nlp.add_pipe("planar_parser", config={"model": {"tok2vec": listener}})
+    nlp.add_pipe(parser, config={"model": {"tok2vec": listener}})
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
     sgd = nlp.initialize(lambda: examples)
     for _ in range(4):
@@ -279,3 +279,18 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean():
     other = _ud_pipeline(0, docs[10:])
     with pytest.raises(UserError, match="E136"):
         Ensemble(one, [other])
+    # across systems: the biaffine alone as an ensemble of one (its arcs' mean decoded by its own decoder),
+    # then with the transition parsers (reparsing): one tree per sentence, a probability for each word
+    graph = _ud_pipeline(2, docs, parser="biaffine_parser")
+    assert annotated(Ensemble(graph, [graph])) == annotated(graph)
+    mixed = Ensemble(graph, [one, two])
+    parsed = list(mixed.pipe(Doc(one.vocab, words=w) for w in words))
+    arcs = [[(t.head.i, t.dep_) for t in d] for d in parsed]
+    assert all(sum(h == i for i, (h, _) in enumerate(d)) == 1 for d in arcs)
+    assert arcs != [[(h, dep) for h, dep, *_ in d] for d in annotated(graph)]
+    assert all(0 < t._.head_prob <= 1 for d in parsed for t in d)
+    # where two members of three agree on a word's head, the third rarely moves it (the tree may)
+    trees = [[[h for h, *_ in d] for d in annotated(nlp)] for nlp in (graph, one, two)]
+    agreed = [(d, i) for d in range(len(arcs)) for i in range(len(arcs[d])) if trees[1][d][i] == trees[2][d][i]]
+    kept = sum(arcs[d][i][0] == trees[1][d][i] for d, i in agreed)
+    assert kept / len(agreed) > 0.9

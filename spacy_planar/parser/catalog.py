@@ -161,4 +161,5 @@ def make_oracle(system: TransitionSystem, st: States, trees: Sequence) -> Oracle
     return _BY_CLASS[type(system)].oracle(system, st, trees)
 
 
-__all__ = ["SystemSpec", "SPECS", "SYSTEMS", "GRAPH_SYSTEMS", "PARSERS", "PARSER_FACTORIES", "spec_of", "make_system", "system_for_trees", "make_oracle"]
+__all__ = ["SystemSpec", "SPECS", "SYSTEMS", "GRAPH_SYSTEMS", "PARSERS", "PARSER_FACTORIES", "spec_of", "make_system",
+           "system_for_trees", "make_oracle"]

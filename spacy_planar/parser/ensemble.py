@@ -1,20 +1,26 @@
-"""Several pipelines trained on one treebank (other seeds) parsing as one.
+"""Several pipelines trained on one treebank (other seeds, other systems) parsing as one.
 
-An ensemble of seeds at parse time: each member encodes the Docs with its
-own tok2vec; the taggers' (morphologizer, tagger, lemmatizer) probabilities
-are averaged before the first pipeline's components choose their tags; the
-parser's moves are scored by the mean of the members' log-probabilities
-(``EnsembleScorer``: a product of experts), so that one tree per sentence is
-built by the first pipeline's transition system with the members' joint
-preference. The first pipeline's components that come before the tok2vec
+An ensemble at parse time: each member encodes the Docs with its own
+tok2vec; the taggers' (morphologizer, tagger, lemmatizer) probabilities are
+averaged before the first pipeline's components choose their tags. Members
+of one transition system (seeds of one config): the parser's moves are scored
+by the mean of the members' log-probabilities (``EnsembleScorer``: a product
+of experts), so that one tree per sentence is built by the first pipeline's
+transition system with the members' joint preference. Members of different
+systems (a transition system and the biaffine, or two systems): each parses,
+and their arc distributions are averaged and decoded as one
+(``reparse.py``: the biaffine's arc probabilities, a transition parser's
+tree). The first pipeline's components that come before the tok2vec
 (multiword tokens, the senter) run alone: every member reads the same words
-and sentences. The members must have the same components and labels (seeds
-of one config on one treebank: E136 otherwise). ``Ensemble`` stands where a
-pipeline does for ``parse`` (``parse --ensemble``).
+and sentences. The members must have the same taggers and labels (E136
+otherwise). ``Ensemble`` stands where a pipeline does for ``parse``
+(``parse --ensemble``).
 """
 from __future__ import annotations
 
 from typing import Iterable, Iterator, List, Optional, Sequence
+
+import numpy as np
 
 from spacy.language import Language
 from spacy.pipeline import EditTreeLemmatizer, Tagger
@@ -22,8 +28,15 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
+from spacy_planar.io.doc_trees import set_trees
+from spacy_planar.parser.biaffine import BiaffineParser
 from spacy_planar.parser.ensembles import EnsembleScorer, member_doc
+from spacy_planar.parser.parsing import units
 from spacy_planar.parser.pipe import PlanarParser
+from spacy_planar.parser.reparse import GraphVotes, TreeVotes, reparse
+
+PARSERS = (PlanarParser, BiaffineParser)
 
 
 class Ensemble:
@@ -32,17 +45,25 @@ class Ensemble:
     def __init__(self, nlp: Language, others: Sequence[Language]):
         self.nlp = nlp
         self.members = [nlp, *others]
-        self.parser = next((name for name, pipe in nlp.pipeline if isinstance(pipe, PlanarParser)), None)
-        if self.parser is None or "tok2vec" not in nlp.pipe_names:
-            raise UserError(Errors.E136.format(reason="the first pipeline has no tok2vec or no planar_parser"))
+        self.parsers = [next((name for name, pipe in member.pipeline if isinstance(pipe, PARSERS)), None)
+                        for member in self.members]
+        self.parser = self.parsers[0]
+        if None in self.parsers or "tok2vec" not in nlp.pipe_names:
+            raise UserError(Errors.E136.format(reason="a pipeline has no tok2vec or no parser of ours"))
         at = nlp.pipe_names.index("tok2vec")
         self.before = nlp.pipe_names[:at]  # the first pipeline's alone: words and sentences
         self.taggers = [name for name in nlp.pipe_names[at + 1:nlp.pipe_names.index(self.parser)]
                         if isinstance(nlp.get_pipe(name), (Tagger, EditTreeLemmatizer))]
         for other in others:
-            for name in ["tok2vec", *self.taggers, self.parser]:
+            for name in ["tok2vec", *self.taggers]:
                 if name not in other.pipe_names or other.get_pipe(name).labels != nlp.get_pipe(name).labels:
                     raise UserError(Errors.E136.format(reason=f"its '{name}' differs in its labels or is missing"))
+        pipes = [member.get_pipe(name) for member, name in zip(self.members, self.parsers)]
+        first = pipes[0]
+        # one transition system with the same labels: the moves as one; else the trees by reparsing
+        self.one_system = all(isinstance(p, PlanarParser) and p.settings.system == first.settings.system
+                              and p.settings.labels == first.settings.labels for p in pipes)
+        self.labels = sorted({label for p in pipes for label in p.labels})
 
     # what the commands read of a pipeline
     @property
@@ -91,12 +112,35 @@ class Ensemble:
             for member, member_docs in zip(self.members, copies):  # a parser may read the tags
                 member.get_pipe(name).set_annotations(member_docs, guesses)
         if self.parser not in disable:
-            parser = self.nlp.get_pipe(self.parser)
-            scorer = EnsembleScorer([member.get_pipe(self.parser).model.predict(member_docs)
-                                     for member, member_docs in zip(self.members, copies)])
-            parser.set_annotations(docs, parser.predict(docs, scorer=scorer))
+            self._parse(docs, copies)
         after = self.nlp.pipe_names[self.nlp.pipe_names.index(self.parser) + 1:]
         for name in after:
             if name not in disable:
                 docs = list(self.nlp.get_pipe(name).pipe(docs))
         return docs
+
+    def _parse(self, docs: List[Doc], copies: List[List[Doc]]) -> None:
+        """The trees of ``docs`` by the members' parsers as one (see the module's text)."""
+        parser = self.nlp.get_pipe(self.parser)
+        if self.one_system:
+            scorer = EnsembleScorer([member.get_pipe(name).model.predict(member_docs)
+                                     for member, name, member_docs in zip(self.members, self.parsers, copies)])
+            parser.set_annotations(docs, parser.predict(docs, scorer=scorer))
+            return
+        found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        votes = []
+        for member, name, member_docs in zip(self.members, self.parsers, copies):
+            pipe = member.get_pipe(name)
+            if isinstance(pipe, BiaffineParser):
+                votes.append(GraphVotes(pipe, member_docs, found))
+            else:
+                pipe.set_annotations(member_docs, pipe.predict(member_docs))
+                votes.append(TreeVotes(member_docs, found))
+        trees = reparse(votes, found, self.labels, parser.settings.root_label)
+        if trees:
+            set_trees(docs, np.concatenate([np.asarray(h, dtype=np.int64) for h, _, _ in trees]),
+                      [label for _, labels, _ in trees for label in labels], [len(h) for h, _, _ in trees])
+        for doc in docs:
+            doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
+        for (k, s, e), (_, _, probs) in zip(found, trees):
+            docs[k].user_data[HEAD_PROBS_KEY][s:e] = np.round(probs, HEAD_PROB_DECIMALS).tolist()

@@ -1,0 +1,127 @@
+"""Parsers of different systems as one (``parse --ensemble`` over a transition system and the
+biaffine, say): reparsing (Sagae & Lavie 2006). Each member gives every word of a sentence a
+distribution over its heads: the biaffine its arcs' probabilities, a transition parser its tree
+(all the mass on the head it chose); their mean is decoded by the graph-based parser's own decoder
+(``trees.mst``: the spanning tree with one root of the most probable heads under the mean),
+and each word's label is the mean of the members' label distributions at the head chosen (the
+biaffine's label probabilities there; a transition parser's label where it chose that head). Each
+word's probability of its head and label is that mean's (``Token._.head_prob``).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+from spacy.attrs import IS_SPACE
+from spacy.tokens import Doc
+
+from spacy_planar.io.doc_trees import span_tree, ud_labels
+from spacy_planar.parser import graph
+from spacy_planar.parser.parsing import with_whitespace
+from spacy_planar.trees.mst import best_tree
+
+Unit = Tuple[int, int, int]  # (Doc, start, end)
+
+
+class TreeVotes:
+    """A parser's trees as distributions: all of a word's mass on the head it chose, and on its label."""
+
+    def __init__(self, docs: Sequence[Doc], found: Sequence[Unit]):
+        trees = [span_tree(docs[k], s, e) for k, s, e in found]
+        self.trees = [(np.asarray(heads), ud_labels(heads, labels)) for heads, labels in trees]
+
+    def arcs(self, u: int) -> np.ndarray:
+        heads = self.trees[u][0]
+        out = np.zeros((len(heads), len(heads) + 1))
+        out[np.arange(len(heads)), heads] = 1.0
+        return out
+
+    def labels(self, u: int, heads: Sequence[int], index: Dict[str, int]) -> np.ndarray:
+        mine, labels = self.trees[u]
+        ids = np.asarray([index.get(label, -1) for label in labels], dtype=np.int64)
+        agree = (np.asarray(heads) == mine) & (ids >= 0)
+        out = np.zeros((len(mine), len(index)))
+        out[np.flatnonzero(agree), ids[agree]] = 1.0
+        return out
+
+
+class GraphVotes:
+    """A biaffine parser's arc probabilities over each unit's words (whitespace attached by rule,
+    as its own parse attaches it), and its label probabilities at any head."""
+
+    def __init__(self, parser, docs: Sequence[Doc], found: Sequence[Unit]):
+        self.parser = parser
+        scorer = parser.model.predict(list(docs))
+        space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
+        self.scorer = scorer.restricted(np.flatnonzero(~space)) if space.any() else scorer
+        doc_start = np.cumsum([0] + [len(d) for d in docs])
+        compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
+        self.words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
+        self.rows = [int(compact[doc_start[k] + s + w[0]]) if len(w) else -1 for (k, s, _), w in zip(found, self.words)]
+        self.sizes = [e - s for _, s, e in found]
+        read = [u for u, w in enumerate(self.words) if len(w)]
+        logp = {u: lp for u, lp in zip(read, _log_probs(self.scorer, [self.rows[u] for u in read],
+                                                           [len(self.words[u]) for u in read]))}
+        self.logp = logp
+
+    def arcs(self, u: int) -> np.ndarray:
+        n, w = self.sizes[u], self.words[u]
+        out = np.zeros((n, n + 1))
+        if len(w):
+            cols = np.concatenate([[0], w + 1])
+            out[np.ix_(w, cols)] = np.exp(self.logp[u])
+        spaces = np.setdiff1d(np.arange(n), w)
+        if len(spaces):  # whitespace: the rule's head (``parsing.with_whitespace``)
+            rule = with_whitespace(([0] * len(w), [""] * len(w)), w, n, "", "")[0]
+            out[spaces, np.asarray(rule)[spaces]] = 1.0
+        return out
+
+    def labels(self, u: int, heads: Sequence[int], index: Dict[str, int]) -> np.ndarray:
+        """(words, labels of ``index``): the label probabilities of each word at its head in
+        ``heads`` (none where the word or its head is whitespace; the root's label on a root)."""
+        n, w = self.sizes[u], self.words[u]
+        out = np.zeros((n, len(index)))
+        s = self.parser.settings
+        heads = np.asarray(heads)
+        row = np.full(n + 1, -1)  # each token's row of the scorer (1-based positions; -1: whitespace)
+        row[w + 1] = self.rows[u] + np.arange(len(w))
+        at_root = w[heads[w] == 0]
+        if s.root_label in index:
+            out[at_root, index[s.root_label]] = 1.0
+        scored = w[(heads[w] > 0) & (row[np.maximum(heads[w], 0)] >= 0)]
+        if len(scored):
+            S, _ = self.scorer.labels(row[scored + 1], row[heads[scored]])
+            xp = self.scorer.ops.xp
+            probs = np.exp(self.scorer.ops.to_numpy(graph.log_softmax(xp, S, xp.ones(S.shape, dtype=bool))))
+            cols = np.asarray([index.get(label, -1) for label in s.labels], dtype=np.int64)
+            out[np.ix_(scored, cols[cols >= 0])] = probs[:, cols >= 0]
+        return out
+
+
+def _log_probs(scorer, starts: List[int], lengths: List[int]) -> List[np.ndarray]:
+    """Each sentence's (n, n + 1) arc log-probabilities, in the order given."""
+    out: List = [None] * len(starts)
+    for idx in graph.batches(lengths, graph.SENTENCES_PER_BATCH):
+        logp = graph.arc_log_probs(scorer, [starts[i] for i in idx], [lengths[i] for i in idx])
+        for b, i in enumerate(idx):
+            out[i] = logp[b, :lengths[i], :lengths[i] + 1]
+    return out
+
+
+def reparse(votes: Sequence, found: Sequence[Unit], labels: Sequence[str], root_label: str
+            ) -> List[Tuple[List[int], List[str], np.ndarray]]:
+    """Each unit of ``found``: its tree by the members' mean arc distribution (``votes``, one
+    per member: ``TreeVotes`` or ``GraphVotes`` over those units), each word's label by their
+    mean label distribution at its head, and each word's probability of both."""
+    index = {label: i for i, label in enumerate(labels)}
+    out = []
+    for u in range(len(found)):
+        arcs = sum(v.arcs(u) for v in votes) / len(votes)
+        heads = best_tree(np.log(np.maximum(arcs, 1e-12)))  # one biaffine member: its own decoding
+        dist = sum(v.labels(u, heads, index) for v in votes) / len(votes)
+        chosen = dist.argmax(axis=1)
+        words = np.arange(len(heads))
+        names = [root_label if h == 0 else labels[c] for h, c in zip(heads, chosen)]
+        probs = arcs[words, heads] * np.where(np.asarray(heads) == 0, 1.0, dist[words, chosen])
+        out.append((heads, names, probs))
+    return out
