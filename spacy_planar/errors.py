@@ -180,6 +180,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E152 = ("{python} cannot import Stanza: pip install 'spacy-planar[anchors]' (or pip install stanza), or give "
             "--python a Python that has it")
     E153 = "Stanza's {step} failed (exit {code}); its log: {log}"
+    E154 = ("{path}: a training or dev corpus is a DocBin (.spacy), a CoNLL-U file (.conllu) or a folder of "
+            "them; none found")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

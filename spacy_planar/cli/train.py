@@ -140,6 +140,50 @@ def with_teachers(config: Config, teachers: List[Path], weight: float, output_pa
     return output_path / "teachers.cfg"
 
 
+def spacy_train(config_path: Path, output_path: Path, use_gpu: int = -1, overrides: Optional[Dict] = None) -> None:
+    """spaCy's ``train``, then its final evaluation (``final_evaluation``)."""
+    from spacy.cli.train import train
+
+    from spacy_planar.io.progress import FINISHED
+
+    FINISHED["final"] = True
+    train(config_path, output_path, use_gpu=use_gpu, overrides=overrides or {})
+    final_evaluation(output_path)
+
+
+def final_evaluation(output_path: Path) -> None:
+    """model-last (the weights after the last step, averaged where the
+    optimizer averages) scored on dev as spaCy scores a checkpoint, since
+    training can end past its last evaluation (an epoch shorter than
+    ``eval_frequency`` steps): where it beats every evaluation it becomes
+    model-best. Then the time and what model-best holds, with a warning
+    where that is the untrained pipeline (``progress.summary``)."""
+    import shutil
+
+    import spacy
+    from spacy.schemas import ConfigSchemaTraining
+    from spacy.training.loop import create_evaluation_callback
+    from spacy.util import registry, resolve_dot_names
+
+    from spacy_planar.io.progress import FINISHED, summary
+
+    last, best = output_path / "model-last", output_path / "model-best"
+    checkpoints = FINISHED.get("checkpoints")
+    if not checkpoints or not last.exists():
+        return
+    nlp = spacy.load(last)
+    config = nlp.config.interpolate()
+    T = registry.resolve(config["training"], schema=ConfigSchemaTraining)
+    (dev_corpus,) = resolve_dot_names(config, [T["dev_corpus"]])
+    score, scores = create_evaluation_callback(nlp, dev_corpus, T["score_weights"])()
+    if score > max(s for s, _ in checkpoints):
+        shutil.rmtree(best, ignore_errors=True)
+        shutil.copytree(last, best)
+    las = f" (LAS {100 * scores['dep_las']:.2f})" if isinstance(scores.get("dep_las"), float) else ""
+    for line in summary(checkpoints, FINISHED.get("seconds", 0.0), final=score, detail=las):
+        typer.echo(line)
+
+
 def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1,
                  target_epochs: int = 0) -> None:
     """``spacy train`` of the config, or of its two stages
@@ -148,7 +192,6 @@ def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: 
     ``gpu_id`` where it is 0 or more (spaCy's train sets its device itself).
     With ``target_epochs``, that into OUTPUT/all_treebanks, then the target
     stage (OUTPUT/target_stage.cfg) into OUTPUT."""
-    from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
     from spacy_planar.ud.stages import first_stage, second_stage, target_stage
@@ -207,14 +250,16 @@ def setting(config: Config, overrides: Dict, section: str, name: str):
 
 
 def check_corpora(config: Config, overrides: Dict) -> None:
-    """A one-line error (E031) for a training or dev corpus (``paths.train``,
-    ``paths.dev``: a DocBin or a folder of them) that is not there, before
-    the output folder is made."""
+    """A one-line error for a training or dev corpus (``paths.train``,
+    ``paths.dev``: a DocBin, a CoNLL-U file or a folder of them) that is not
+    there (E031) or not one (E154), before the output folder is made."""
+    from spacy_planar.io.readers import corpus_files
+
     for name in ("train", "dev", "treebanks"):
         paths = setting(config, overrides, "paths", name) or ""
         for path in paths.split(",") if name == "treebanks" and isinstance(paths, str) else [paths]:
-            if path and not Path(path).exists():
-                raise FileNotFoundError(Errors.E031.format(path=path))
+            if path:
+                corpus_files(path)
 
 
 def check_vectors(path: Optional[str]) -> None:

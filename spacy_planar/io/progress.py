@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import Optional
+from typing import List, Optional
 
 from spacy.util import registry
+
+from spacy_planar.defaults import PARSER_FACTORIES
 
 LOG_INTERVAL = 30.0  # seconds between two progress lines in a log
 
@@ -66,34 +68,108 @@ def training_estimate(elapsed: float, step: int, epoch: int, max_steps: int, max
     return said
 
 
+# spaCy's score names, as the table heads them (within 100 columns with the UD pipeline's eight)
+SHORT_NAMES = {"sents_f": "SENT_F", "pos_acc": "UPOS", "morph_acc": "FEATS", "tag_acc": "XPOS",
+               "lemma_acc": "LEMMA", "dep_uas": "UAS", "dep_las": "LAS", "dep_np_f": "NP_F"}
+# what the last training run in this process evaluated: (score, step) of each evaluation, its seconds; with
+# "final" set (by ``spacy-planar train``), the summary at the end is left to that command's final evaluation
+FINISHED: dict = {}
+
+
+def table_columns(score_weights: dict) -> List[str]:
+    """The table's score columns: each weighted score (``SHORT_NAMES``, else its name cut to 6)."""
+    return [SHORT_NAMES.get(name, name.upper()[:6]) for name, weight in score_weights.items() if weight is not None]
+
+
 @registry.loggers("spacy-planar.ConsoleLogger.v1")
 def console_logger(progress_bar: bool = False, console_output: bool = True, output_file: Optional[str] = None):
-    """spaCy's console logger (``spacy.ConsoleLogger.v3``: its table, its
-    optional bar to the next evaluation, its JSONL file) with a line under
-    each row: the time since training began and about how long is left."""
+    """spaCy's console logger (``spacy.ConsoleLogger.v3``: its optional bar to
+    the next evaluation, its JSONL file) with a table of its own, within 100
+    columns (the parser's loss, each weighted score under a short name), a line
+    under each row (the time since training began and about how long is
+    left) and at the end the total time and the best evaluation, with a
+    warning where that is the untrained pipeline's (step 0)."""
     import time
 
+    from wasabi import Printer
+
+    msg = Printer(no_print=True)
     base = registry.loggers.get("spacy.ConsoleLogger.v3")(progress_bar="eval" if progress_bar else None,
-                                                          console_output=console_output, output_file=output_file)
+                                                          console_output=False, output_file=output_file)
 
     def setup(nlp, stdout=sys.stdout, stderr=sys.stderr):
         log_step, finalize = base(nlp, stdout, stderr)
         training = nlp.config.get("training", {})
         max_steps, max_epochs = int(training.get("max_steps") or 0), int(training.get("max_epochs") or 0)
+        weights = dict(training.get("score_weights") or {})
+        scored = [name for name, weight in weights.items() if weight is not None]
+        parser = next((name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in PARSER_FACTORIES),
+                      None)
+        widths = [3, 6, 9] + [6] * len(scored) + [6]
         start = time.perf_counter()
         seen = {"epoch": 0, "steps_per_epoch": None}
+        final = FINISHED.pop("final", False)
+        FINISHED.clear()
+        FINISHED["checkpoints"] = []
+
+        def write(text: str) -> None:
+            if console_output:
+                stdout.write(text + "\n")
+                stdout.flush()
+
+        write(msg.row(["E", "#", "LOSS"] + table_columns(weights) + ["SCORE"], widths=widths, spacing=2))
+        write(msg.row(["-" * w for w in widths], widths=widths, spacing=2))
 
         def step(info):
             log_step(info)
-            if info is None or not console_output:
+            if info is None:
                 return
             epoch, n = int(info.get("epoch", 0)), int(info.get("step", 0))
+            FINISHED["checkpoints"] = [(float(score), int(at)) for score, at in info.get("checkpoints", [])]
+            loss = info["losses"].get(parser, sum(info["losses"].values())) if info["losses"] else 0.0
+            scores = info.get("other_scores") or {}
+            row = [epoch, n, f"{float(loss):.2f}"] + [_percent(scores.get(name)) for name in scored]
+            write(msg.row(row + [f"{float(info['score']):.2f}"], widths=widths, spacing=2))
             if epoch > seen["epoch"] and epoch > 0:
                 seen["epoch"], seen["steps_per_epoch"] = epoch, n / epoch
-            stdout.write("  " + training_estimate(time.perf_counter() - start, n, epoch, max_steps, max_epochs,
-                                                  seen["steps_per_epoch"]) + "\n")
-            stdout.flush()
+            write("  " + training_estimate(time.perf_counter() - start, n, epoch, max_steps, max_epochs,
+                                           seen["steps_per_epoch"]))
 
-        return step, finalize
+        def done():
+            finalize()
+            FINISHED["seconds"] = time.perf_counter() - start
+            if FINISHED["checkpoints"] and not final:
+                for line in summary(FINISHED["checkpoints"], FINISHED["seconds"]):
+                    write(line)
+
+        return step, done
 
     return setup
+
+
+def best_checkpoint(checkpoints) -> tuple:
+    """The best (score, step) of a run's evaluations, the earliest of equal scores (spaCy's model-best)."""
+    score, step = max((score, -step) for score, step in checkpoints)
+    return score, -step
+
+
+def summary(checkpoints, seconds: float, final: Optional[float] = None, detail: str = "") -> List[str]:
+    """What training says at its end: its time and the evaluation model-best holds (with
+    ``final``: model-last's score after the last step, ``detail`` after it), warning where
+    that is step 0's."""
+    from wasabi import Printer
+
+    score, step = best_checkpoint(checkpoints)
+    lines = [f"Training took {clock(seconds)}; model-best: step {step}, score {score:.2f}"]
+    if final is not None:
+        lines[0] = (f"Training took {clock(seconds)}; model-last (the last step) scored {final:.2f}{detail} on dev: "
+                    + ("it is model-best" if final > score else f"model-best is step {step}'s, {score:.2f}"))
+    if step == 0 and (final is None or final <= score):
+        lines.append(Printer(no_print=True).warn(
+            "model-best is the untrained pipeline (step 0): train longer (--training.max_epochs) or evaluate "
+            "more often (--training.eval_frequency)"))
+    return lines
+
+
+def _percent(value) -> str:
+    return "" if not isinstance(value, (int, float)) else f"{100 * value:.2f}"

@@ -25,9 +25,9 @@ from spacy.training.batchers import configure_minibatch_by_words
 from spacy.training.corpus import walk_corpus
 from spacy.util import registry
 
-from spacy_planar.errors import Errors
+from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, conllu_to_docs, treebank_name
 from spacy_planar.io.docbins import docbin_docs, load_docbin
-from spacy_planar.io.conllu import TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, treebank_name
 
 # Doc.user_data key of a Doc whose tokens are already the syntactic words (a treebank's, CoNLL-U input)
 WORDS_GIVEN = "spacy_planar_words_given"
@@ -38,7 +38,7 @@ def create_corpus(path: Union[str, Path], sentences: int = 10, max_length: int =
                   treebanks: Optional[Union[str, Sequence[str]]] = None,
                   ) -> Callable[["Language"], Iterable[Example]]:  # noqa: F821
     """Examples of up to ``sentences`` consecutive sentences of the DocBin
-    files at ``path`` (a file or a folder), on their gold words and gold
+    or CoNLL-U files at ``path`` (a file or a folder), on their gold words and gold
     sentence starts. ``max_length``: leave out sentences longer than this
     (0: none); ``limit``: read at most this many sentences of each treebank
     (0: all).
@@ -131,12 +131,37 @@ def sentence_runs(vocab, path: Union[str, Path], sentences: int, max_length: int
         yield name, run
 
 
+# what a training or dev corpus is made of: DocBins, and CoNLL-U converted as it is read (as ``convert`` does)
+CORPUS_SUFFIXES = (".spacy", ".conllu")
+
+
+def corpus_files(path: Union[str, Path]) -> List[Path]:
+    """The DocBin (.spacy) and CoNLL-U (.conllu) files at ``path``: the file,
+    or those in the folder and below, in order; E154 where there are none
+    (spaCy's readers would read nothing and fail later, with E923)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(Errors.E031.format(path=path))
+    files = [path] if path.is_file() else sorted(walk_corpus(path, CORPUS_SUFFIXES[0]) + walk_corpus(path, ".conllu"))
+    files = [Path(f) for f in files if Path(f).suffix in CORPUS_SUFFIXES]
+    if not files:
+        raise UserError(Errors.E154.format(path=path))
+    return files
+
+
+def corpus_docs(file: Path, vocab) -> Iterator[Doc]:
+    """The Docs of a corpus file: a DocBin's, or a CoNLL-U file's sentences."""
+    if file.suffix == ".conllu":
+        return conllu_to_docs(file, vocab)
+    return docbin_docs(load_docbin(file), vocab)
+
+
 def gold_sentences(vocab, path: Union[str, Path], max_length: int, limit: int) -> Iterator[Tuple[str, Doc]]:
-    """Each sentence of the DocBin files at ``path`` as a Doc of its own,
-    with the name of its treebank."""
+    """Each sentence of the corpus files at ``path`` (``corpus_files``) as a
+    Doc of its own, with the name of its treebank."""
     n = 0
-    for file in walk_corpus(path, ".spacy"):
-        for doc in docbin_docs(load_docbin(file), vocab):
+    for file in corpus_files(path):
+        for doc in corpus_docs(file, vocab):
             name = doc.user_data.get(TREEBANK_KEY) or treebank_name(file)
             for sent in sentence_docs(doc):
                 if len(sent) == 0 or (max_length and len(sent) > max_length):

@@ -30,8 +30,10 @@ def stanza(
     dev: Path = typer.Argument(..., help="Held-out CoNLL-U (Stanza's early stopping)"),
     out: Path = typer.Argument(..., help="A folder for the models, logs, curves and parsed files"),
     evaluate: List[Path] = typer.Argument(..., help="CoNLL-U files whose words Stanza tags and parses"),
-    steps: Optional[int] = typer.Option(None, "--steps", help="At most this many training steps for the tagger "
-                                        "and the parser each (default: Stanza's own, 50,000)"),
+    steps: Optional[int] = typer.Option(None, "--steps", help="At most this many training steps for the parser "
+                                        "(default: Stanza's own, 50,000)"),
+    tagger_steps: Optional[int] = typer.Option(None, "--tagger-steps", help="At most this many for the tagger "
+                                               "(default: --steps)"),
     vectors: Optional[Path] = typer.Option(None, "--vectors", help="A spaCy vectors folder (spacy-planar vectors): "
                                            "Stanza's pretrain of the words of TRAIN, DEV and EVALUATE"),
     lang: str = typer.Option("xx", "--lang", "-l", help="The treebank's language code (Stanza's --lang)"),
@@ -59,13 +61,12 @@ def stanza(
                    "--wordvec_pretrain_file", str(out / "pretrain.pt")]
     else:
         common += ["--no_pretrain"]
-    # a budget under Stanza's evaluation interval (100) evaluates at its end (Stanza 1.15 fails never having one)
-    budget = ["--max_steps", str(steps), "--eval_interval", str(min(steps, 100))] if steps else []
+    budget, tagger_budget = step_budget(steps), step_budget(tagger_steps or steps)
     env = dict(os.environ, **({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)} if threads else {}))
     start = time.perf_counter()
     tagged_dev = out / "dev.tagged.conllu"
     run_stanza(python, "tagger", ["--mode", "train", "--train_file", str(train), "--eval_file", str(dev),
-                                  "--output_file", str(tagged_dev), *budget, *common], out, env)
+                                  "--output_file", str(tagged_dev), *tagger_budget, *common], out, env)
     run_stanza(python, "tagger", ["--mode", "predict", "--eval_file", str(dev), "--output_file", str(tagged_dev),
                                   *common], out, env)
     run_stanza(python, "parser", ["--mode", "train", "--train_file", str(train), "--eval_file", str(tagged_dev),
@@ -78,6 +79,12 @@ def stanza(
                                       str(out / path.name), "--no_gold_labels", *common], out, env)
     write_curves(out)
     msg.good(f"Stanza trained and parsed in {time.perf_counter() - start:.0f} s: {out} (curves: {out / 'curve.tsv'})")
+
+
+def step_budget(steps: Optional[int]) -> List[str]:
+    """Stanza's options for at most ``steps`` steps; a budget under its evaluation interval (100)
+    evaluates at its end (Stanza 1.15 fails where it never evaluated)."""
+    return ["--max_steps", str(steps), "--eval_interval", str(min(steps, 100))] if steps else []
 
 
 def run_stanza(python: Path, model: str, args: List[str], out: Path, env: dict) -> None:

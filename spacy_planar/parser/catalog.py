@@ -20,7 +20,7 @@ from typing import Callable, Dict, Sequence, Tuple
 
 from spacy.util import registry
 
-from spacy_planar.defaults import ROOT_LABEL
+from spacy_planar.defaults import PARSER_FACTORIES, ROOT_LABEL
 from spacy_planar.errors import Errors, UnexpectedError, UserError
 from spacy_planar.parser.oracles import ArcEagerOracle, Oracle, PlanarOracle, SwapOracle, TopDownOracle, TwoPlanarOracle
 from spacy_planar.parser.systems import ArcEager, Planar, Swap, TopDown, TransitionSystem, Tree, TwoPlanar
@@ -117,8 +117,7 @@ SYSTEMS: Dict[str, type] = {spec.name: spec.system for spec in SPECS}
 GRAPH_SYSTEMS: Tuple[str, ...] = ("biaffine",)
 # every parser a config can name: the transition systems, then the graph-based
 PARSERS: Tuple[str, ...] = (*SYSTEMS, *GRAPH_SYSTEMS)
-# the factories of the parser components (a pipeline's parser is the component of one of them)
-PARSER_FACTORIES: Tuple[str, ...] = ("planar_parser", "biaffine_parser")
+
 _BY_CLASS: Dict[type, SystemSpec] = {spec.system: spec for spec in SPECS}
 
 for _spec in SPECS:  # the functions a config's [components.planar_parser.transition_system] names
