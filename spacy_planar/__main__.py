@@ -1,18 +1,32 @@
 """The ``spacy-planar`` command line (also ``python -m spacy_planar``): the user's commands
 (``cli/``) and the laboratory's (``lab/``, ``spacy-planar lab ...``)."""
+import os
+import signal
 import sys
 import traceback
 
-import typer
+# no colour codes where the output is not a terminal (a pipe, a file, a log) or NO_COLOR asks
+# (no-color.org): wasabi, spaCy's printer, reads this when its printers are made, on import
+if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+    os.environ.setdefault("ANSI_COLORS_DISABLED", "1")
 
-from spacy_planar.cli import app
-from spacy_planar.lab import analyse, anchors, bench, compare, search, stacks, stanza  # noqa: F401  (the lab's commands)
+import typer  # noqa: E402
+
+from spacy_planar.cli import app  # noqa: E402
+from spacy_planar.lab import analyse, anchors, bench, compare, search, stacks, stanza  # noqa: F401,E402
+
+
+def interrupted(signum, frame) -> None:
+    """SIGTERM (a scheduler's or ``kill``'s stop) as Ctrl-C: each command's own way of stopping
+    (``train`` keeps model-best or removes what it made; ``parse-corpus`` says how far it got)."""
+    raise KeyboardInterrupt
 
 
 def main() -> None:
     """Run the app. Bad input exits 1 with one line (``_app.OneLineErrors``),
     a usage error 2 with the usage (click's convention), and an internal
     error 2 with its traceback."""
+    signal.signal(signal.SIGTERM, interrupted)
     try:
         app()
     except SystemExit:

@@ -182,6 +182,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E153 = "Stanza's {step} failed (exit {code}); its log: {log}"
     E154 = ("{path}: a training or dev corpus is a DocBin (.spacy), a CoNLL-U file (.conllu) or a folder of "
             "them; none found")
+    E155 = "{path}: cannot be written ({reason}); nothing was written there"
+    E156 = "{error} (parse-corpus --skip-invalid names such a file, writes no output for it and goes on)"
 
 
 class Warnings(metaclass=ErrorsWithCodes):

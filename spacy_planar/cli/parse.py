@@ -59,9 +59,19 @@ def parse(
 
     if str(input_path) == "-" or str(output_path) == "-":  # standard input or output, as UDPipe's users pipe text
         with piped(input_path, output_path) as (given, written):
-            parse(model, given, written, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
-                  treebank, keep_input_columns)
+            run_parse(model, given, written, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
+                      treebank, keep_input_columns, shown=str(output_path) if str(output_path) != "-"
+                      else "standard output")
         return
+    run_parse(model, input_path, output_path, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
+              treebank, keep_input_columns)
+
+
+def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool, batch_size: Optional[int],
+              validate: bool, kbest: int, confidence: bool, beam: Optional[int], ensemble: List[str], treebank: str,
+              keep_input_columns: bool, shown: Optional[str] = None) -> None:
+    """What ``parse`` does, on files (``shown``: how the output is named to the user, where it is
+    a temporary file standing for standard output)."""
     if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
         raise UserError(Errors.E133.format(path=output_path))
     settings = beam_settings(beam, kbest, confidence)
@@ -80,7 +90,7 @@ def parse(
     report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,
                         confidence=confidence, keep_input_columns=keep_input_columns, header=header)
     seconds = time.perf_counter() - start
-    report_output(model, report, seconds, output_path, validate)
+    report_output(model, report, seconds, output_path, validate, shown or str(output_path))
 
 
 @contextmanager
@@ -122,14 +132,15 @@ def beam_settings(beam: Optional[int], kbest: int, confidence: bool) -> Optional
     return None if width is None else {"beam_width": width}
 
 
-def report_output(model: str, report: FileReport, seconds: float, output_path: Path, validate: bool) -> None:
+def report_output(model: str, report: FileReport, seconds: float, output_path: Path, validate: bool,
+                  shown: str) -> None:
     """What ``parse`` says of its output: its size and speed; a warning
     where it has no UPOS (neither predicted nor the input's); with
     ``validate``, the UD validator's verdict at level 2 (its report and
     exit 1 where it fails)."""
     words = report.words
     msg.good(f"Parsed {report.sentences} sentences, {words} words in {seconds:.1f} s "
-             f"({words / max(seconds, 1e-9):,.0f} words/s): {output_path}")
+             f"({words / max(seconds, 1e-9):,.0f} words/s): {shown}")
     say_repairs(report.repairs)
     if words and not report.has_upos:
         msg.warn(f"{model} predicts no UPOS (no tagger or morphologizer), so the UPOS column is '_', which the UD "
@@ -141,7 +152,7 @@ def report_output(model: str, report: FileReport, seconds: float, output_path: P
         if not passed:
             print(text)
             raise typer.Exit(1)
-        msg.good(f"UD validator, level 2: passed ({output_path})")
+        msg.good(f"UD validator, level 2: passed ({shown})")
 
 
 def say_repairs(repaired) -> None:
@@ -198,7 +209,11 @@ def parse_corpus_command(
     options = ParseOptions(sentencizer, batch_size, header_line(pipeline_id(model)), skip_invalid)
     report = CorpusReport()
     with quiet_interrupt(report, out_dir), cluster_client(scheduler, local_workers) as client:
-        parse_corpus(model, jobs, options, n_process=n_process, client=client, overwrite=overwrite, report=report)
+        try:
+            parse_corpus(model, jobs, options, n_process=n_process, client=client, overwrite=overwrite,
+                         report=report)
+        except UserError as e:  # a bad input file stopped the run: say how to go on without it
+            raise UserError(Errors.E156.format(error=str(e))) from None
     report_corpus(model, report, out_dir)
 
 

@@ -27,7 +27,11 @@ writer writes as UD's range lines. Its text is therefore not always the
 user's ("Tantoque habet." gives "Tanto que habet."): ``doc._.input_text``
 is the text as given and ``token._.input_idx`` each word's offset in it
 (the words of one multiword token share their token's offset; where
-nothing was split, ``doc.text`` and ``token.idx``). A Doc whose tokens are already words
+nothing was split, ``doc.text`` and ``token.idx``). Each word of a multiword
+token knows it, from raw text and from CoNLL-U alike: ``token._.mwt_text``
+its surface form ("Tantoque"), ``token._.mwt`` its words as a Span,
+``token._.input_span`` the characters of ``doc._.input_text`` it was
+written with (``multiword_tokens``). A Doc whose tokens are already words
 (CoNLL-U input, the training reader's: ``readers.WORDS_GIVEN``) is left as it
 is. Nothing is learned by gradient: ``initialize`` reads the tables, which
 ``to_disk`` saves.
@@ -305,6 +309,45 @@ def _input_idx(token: Token) -> int:
     return token.idx if stored is None else stored[1][token.i]
 
 
-for _cls, _name, _getter in ((Doc, "input_text", _input_text), (Token, "input_idx", _input_idx)):
+def multiword_tokens(doc: Doc) -> Dict[int, Tuple[int, int, str]]:
+    """Each word of a multiword token: its token's first and last word (token
+    indices) and surface form; from raw text (``MWT_KEY``, this component's) or
+    from a CoNLL-U Doc's range lines (its sentences' ``ranges``)."""
+    found = [tuple(r) for r in doc.user_data.get(MWT_KEY) or []]
+    start = 0
+    for sent in doc.user_data.get(USER_DATA_KEY, {}).get("sents") or []:
+        found += [(start + a, start + b, cols[1]) for a, b, cols in sent.get("ranges", [])]
+        start += sent.get("n", 0)
+    return {i: (first, last, surface) for first, last, surface in found for i in range(first, last + 1)
+            if last < len(doc)}
+
+
+def _mwt(token: Token):
+    """The words of the token's multiword token as a Span, or None."""
+    found = multiword_tokens(token.doc).get(token.i)
+    return None if found is None else token.doc[found[0]:found[1] + 1]
+
+
+def _mwt_text(token: Token) -> Optional[str]:
+    found = multiword_tokens(token.doc).get(token.i)
+    return None if found is None else found[2]
+
+
+def _input_span(token: Token) -> Tuple[int, int]:
+    """The characters of ``doc._.input_text`` the word was written with: its multiword
+    token's surface form for a word of one (raw text), else its own text; in a Doc
+    whose text is its words (a CoNLL-U Doc), the multiword token's words."""
+    doc = token.doc
+    found = multiword_tokens(doc).get(token.i)
+    if doc.user_data.get(INPUT_KEY) is None:
+        first, last = (token.i, token.i) if found is None else found[:2]
+        return doc[first].idx, doc[last].idx + len(doc[last])
+    start = _input_idx(token)
+    return start, start + len(token.text if found is None else found[2])
+
+
+for _cls, _name, _getter in ((Doc, "input_text", _input_text), (Token, "input_idx", _input_idx),
+                             (Token, "mwt", _mwt), (Token, "mwt_text", _mwt_text),
+                             (Token, "input_span", _input_span)):
     if not _cls.has_extension(_name):
         _cls.set_extension(_name, getter=_getter)

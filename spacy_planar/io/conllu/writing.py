@@ -296,15 +296,21 @@ def atomic_output(path: Union[str, Path], mode: str = "w"):
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(Errors.E032.format(path=path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:  # a folder that cannot be written: named as the user named it, not the temporary file
+        raise UserError(Errors.E155.format(path=path, reason=e.strerror or type(e).__name__)) from None
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             yield f
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # as any other written file (mkstemp makes it 0600)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise UserError(Errors.E155.format(path=path, reason=e.strerror or type(e).__name__)) from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
