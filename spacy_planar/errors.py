@@ -171,7 +171,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E144 = ("{path} holds a trained pipeline ({found}): give another --output, or --overwrite to train into it "
             "anew")
     E145 = "training interrupted: {left}"
-    E146 = "no pipeline {name} in the index; the nearest: {near} (spacy-planar download --list)"
+    E146 = ("no pipeline {name} in the index: not released there (the nearest: {near}); build the ready-made "
+            "pipelines from a clone with `spacy project run zoo .` (Latin alone: `spacy project run zoo-la .`), then "
+            "download NAME --index packages/dist/index.json")
     E147 = "{url}: its sha256 is {got}, the index says {want}: not installed"
     E148 = "{location}: cannot be reached ({reason}); check the network, or give --index a file"
     E149 = "{location}: not an index of pipelines ({reason})"
@@ -184,6 +186,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "them; none found")
     E155 = "{path}: cannot be written ({reason}); nothing was written there"
     E156 = "{error} (parse-corpus --skip-invalid names such a file, writes no output for it and goes on)"
+    E157 = ("{location}: nothing is released there yet ({reason}); build the ready-made pipelines from a clone with "
+            "`spacy project run zoo .` (Latin alone: `spacy project run zoo-la .`), then download NAME --index "
+            "packages/dist/index.json")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

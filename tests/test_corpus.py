@@ -252,6 +252,17 @@ def test_skip_invalid_writes_every_good_output_and_names_the_bad(model, corpus, 
     assert files(tmp_path / "out") == expected
 
 
+def test_a_bad_file_without_skip_invalid_is_one_line_naming_the_option(model, tmp_path):
+    """Without --skip-invalid a bad input stops the run: one line naming the file, its line, the
+    reason and --skip-invalid, exit 1."""
+    src = write_corpus(tmp_path / "in", 2)
+    bad = src / "f009.txt"
+    bad.write_bytes(b"caput \xff\xfe mortuum\n")
+    r = parse_corpus(model, src, tmp_path / "out")
+    assert r.exit_code == 1 and f"{bad}:1: [E019]" in r.output and "--skip-invalid" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
 def test_outputs_name_their_pipeline_and_another_one_is_refused(model, corpus, tmp_path):
     """Each output's first line names the pipeline that wrote it; a rerun
     with another pipeline over the same outputs is refused in one line

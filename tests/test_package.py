@@ -112,8 +112,11 @@ def served(folder: Path):
     import http.server
     import threading
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # the requests and their errors (a 404) are the test's, not its output
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -151,6 +154,28 @@ def test_download_refuses_an_unknown_name_a_bad_checksum_and_no_network_in_one_l
     assert r.exit_code == 1 and "E149" in r.output
     r = CliRunner().invoke(app, ["download", "--list", "--index", str(index)])
     assert r.exit_code == 0 and "la_tiny" in r.output and "50.00" in r.output and "UD_Latin-X" in r.output
+
+
+def test_download_where_nothing_is_released_says_so_and_names_the_build(tmp_path):
+    """A release URL that answers 404, an index that does not list the name and an index
+    that was never built (packages/dist/index.json before the zoo) each say that nothing is
+    released there and name the build command, in one line, exit 1."""
+    import json
+
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps([{"name": "got_tiny", "version": "1.0.0", "sha256": "0" * 64, "url": "x.whl"}]),
+                     encoding="utf-8")
+    with served(tmp_path / "empty") as url:
+        (tmp_path / "empty").mkdir()
+        cases = [(["la_udante_planar", "--index", f"{url}/releases/latest/index.json"], "E157"),
+                 (["--list", "--index", f"{url}/index.json"], "E157"),
+                 (["la_udante_planar", "--index", str(index)], "E146"),
+                 (["la_udante_planar", "--index", str(tmp_path / "packages" / "dist" / "index.json")], "E157")]
+        for args, code in cases:
+            r = CliRunner().invoke(app, ["download", *args])
+            assert r.exit_code == 1 and code in r.output and len(r.output.strip().splitlines()) == 1, r.output
+            assert "not released" in r.output or "nothing is released" in r.output
+            assert "spacy project run zoo ." in r.output and "spacy project run zoo-la ." in r.output
 
 
 def test_a_model_that_is_not_a_pipeline_is_one_line(tmp_path):

@@ -142,8 +142,8 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(Errors.E031.format(path=path))
-    files = [path] if path.is_file() else sorted(walk_corpus(path, CORPUS_SUFFIXES[0]) + walk_corpus(path, ".conllu"))
-    files = [Path(f) for f in files if Path(f).suffix in CORPUS_SUFFIXES]
+    found = [path] if path.is_file() else [f for suffix in CORPUS_SUFFIXES for f in walk_corpus(path, suffix)]
+    files = sorted(Path(f) for f in found if Path(f).suffix in CORPUS_SUFFIXES)
     if not files:
         raise UserError(Errors.E154.format(path=path))
     return files

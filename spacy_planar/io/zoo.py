@@ -57,11 +57,17 @@ def _open(location: str):
     if urllib.parse.urlparse(location).scheme in ("http", "https", "file"):
         try:
             return urllib.request.urlopen(location, timeout=TIMEOUT)
+        except urllib.error.HTTPError as e:
+            if e.code == 404:  # the server answers: nothing there (no release yet), not a network fault
+                raise UserError(Errors.E157.format(location=location, reason="404 Not Found")) from None
+            raise UserError(Errors.E148.format(location=location, reason=f"{e.code} {e.reason}")) from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
             raise UserError(Errors.E148.format(location=location, reason=reason)) from None
     path = Path(location)
     if not path.is_file():
+        if path.name == INDEX:  # an index that was never built
+            raise UserError(Errors.E157.format(location=location, reason="no such file")) from None
         raise UserError(Errors.E031.format(path=path))
     return open(path, "rb")
 

@@ -13,11 +13,10 @@ from typing import Callable, Dict, Optional, Tuple
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.training.corpus import walk_corpus
 from spacy.util import registry
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.docbins import docbin_docs, load_docbin
+from spacy_planar.io.readers import corpus_docs, corpus_files
 
 # factory -> the labels it would learn from a token (empty: none), and the CoNLL-U columns they come from
 LABELS: Dict[str, Tuple[Callable, str]] = {
@@ -30,10 +29,11 @@ LABELS: Dict[str, Tuple[Callable, str]] = {
 
 def label_counts(path: Path, vocab, enough: int = 2) -> Dict[str, int]:
     """How many distinct labels (up to ``enough``) the corpus at ``path``
-    (a .spacy file or a directory of them) gives each factory of ``LABELS``."""
+    (a .spacy or .conllu file or a directory of them: ``readers.corpus_files``)
+    gives each factory of ``LABELS``."""
     seen: Dict[str, set] = {factory: set() for factory in LABELS}
-    for file in walk_corpus(path, ".spacy"):
-        for doc in docbin_docs(load_docbin(file), vocab):
+    for file in corpus_files(path):
+        for doc in corpus_docs(file, vocab):
             for factory, (label, _) in LABELS.items():
                 if len(seen[factory]) < enough:
                     seen[factory].update(x for x in map(label, doc) if x)
