@@ -189,6 +189,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E157 = ("{location}: nothing is released there yet ({reason}); build the ready-made pipelines from a clone with "
             "`spacy project run zoo .` (Latin alone: `spacy project run zoo-la .`), then download NAME --index "
             "packages/dist/index.json")
+    E158 = ("--kbest with an ensemble of different parsers: their trees are reparsed into one (no k-best list); "
+            "leave out --kbest, or ensemble seeds of one transition system")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

@@ -75,7 +75,8 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
     if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
         raise UserError(Errors.E133.format(path=output_path))
     settings = beam_settings(beam, kbest, confidence)
-    members = [load_pipeline(name, settings, beam_needed=kbest > 1 or beam is not None)
+    # in an ensemble the beam is the transition parsers' (a biaffine member decodes its one tree)
+    members = [load_pipeline(name, settings, beam_needed=(kbest > 1 or beam is not None) and not ensemble)
                for name in [model, *(ensemble or [])]]
     if treebank:
         for member in members:
@@ -85,6 +86,8 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
         from spacy_planar.parser.ensemble import Ensemble
 
         nlp = Ensemble(nlp, members[1:])
+        if kbest > 1 and not nlp.one_system:
+            raise UserError(Errors.E158)
     header = header_line(pipeline_id(pipeline_path(model)))
     start = time.perf_counter()
     report = parse_file(nlp, input_path, output_path, sentencizer, batch_size, kbest=kbest,

@@ -28,7 +28,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
+from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, PARSES_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.parser.biaffine import BiaffineParser
 from spacy_planar.parser.ensembles import EnsembleScorer, member_doc
@@ -64,6 +64,10 @@ class Ensemble:
         self.one_system = all(isinstance(p, PlanarParser) and p.settings.system == first.settings.system
                               and p.settings.labels == first.settings.labels for p in pipes)
         self.labels = sorted({label for p in pipes for label in p.labels})
+        if not self.one_system:  # a transition parser with a beam votes with its k best parses' probabilities
+            for pipe in pipes:
+                if isinstance(pipe, PlanarParser) and pipe.settings.beam_width > 1:
+                    pipe.settings.n_best = pipe.settings.beam_width
 
     # what the commands read of a pipeline
     @property
@@ -128,6 +132,8 @@ class Ensemble:
             parser.set_annotations(docs, parser.predict(docs, scorer=scorer))
             return
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        for doc in docs:  # the first member's k best parses are its own, not the ensemble's
+            doc.user_data.pop(PARSES_KEY, None)
         votes = []
         for member, name, member_docs in zip(self.members, self.parsers, copies):
             pipe = member.get_pipe(name)
@@ -137,6 +143,8 @@ class Ensemble:
                 pipe.set_annotations(member_docs, pipe.predict(member_docs))
                 votes.append(TreeVotes(member_docs, found))
         trees = reparse(votes, found, self.labels, parser.settings.root_label)
+        for doc in docs:
+            doc.user_data.pop(PARSES_KEY, None)
         if trees:
             set_trees(docs, np.concatenate([np.asarray(h, dtype=np.int64) for h, _, _ in trees]),
                       [label for _, labels, _ in trees for label in labels], [len(h) for h, _, _ in trees])

@@ -15,6 +15,7 @@ import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
+from spacy_planar.io.conllu import PARSES_KEY
 from spacy_planar.io.doc_trees import span_tree, ud_labels
 from spacy_planar.parser import graph
 from spacy_planar.parser.parsing import with_whitespace
@@ -24,24 +25,36 @@ Unit = Tuple[int, int, int]  # (Doc, start, end)
 
 
 class TreeVotes:
-    """A parser's trees as distributions: all of a word's mass on the head it chose, and on its label."""
+    """A transition parser's trees as distributions: where it kept its beam's k best parses
+    (``n_best`` > 1: ``Doc._.parses``), each word's mass on each head and label is the
+    probability of the parses that give it them; else all of it on the head and label it chose."""
 
     def __init__(self, docs: Sequence[Doc], found: Sequence[Unit]):
-        trees = [span_tree(docs[k], s, e) for k, s, e in found]
-        self.trees = [(np.asarray(heads), ud_labels(heads, labels)) for heads, labels in trees]
+        self.parses = []
+        for k, s, e in found:
+            kept = [alts for start, end, alts in docs[k].user_data.get(PARSES_KEY) or [] if (start, end) == (s, e)]
+            if kept and kept[0]:
+                total = sum(p["prob"] for p in kept[0])
+                self.parses.append([(p["prob"] / total, np.asarray(p["heads"]), ud_labels(p["heads"], p["labels"]))
+                                    for p in kept[0]])
+            else:
+                heads, labels = span_tree(docs[k], s, e)
+                self.parses.append([(1.0, np.asarray(heads), ud_labels(heads, labels))])
 
     def arcs(self, u: int) -> np.ndarray:
-        heads = self.trees[u][0]
-        out = np.zeros((len(heads), len(heads) + 1))
-        out[np.arange(len(heads)), heads] = 1.0
+        n = len(self.parses[u][0][1])
+        out = np.zeros((n, n + 1))
+        for prob, heads, _ in self.parses[u]:
+            out[np.arange(n), heads] += prob
         return out
 
     def labels(self, u: int, heads: Sequence[int], index: Dict[str, int]) -> np.ndarray:
-        mine, labels = self.trees[u]
-        ids = np.asarray([index.get(label, -1) for label in labels], dtype=np.int64)
-        agree = (np.asarray(heads) == mine) & (ids >= 0)
-        out = np.zeros((len(mine), len(index)))
-        out[np.flatnonzero(agree), ids[agree]] = 1.0
+        n = len(self.parses[u][0][1])
+        out = np.zeros((n, len(index)))
+        for prob, mine, labels in self.parses[u]:
+            ids = np.asarray([index.get(label, -1) for label in labels], dtype=np.int64)
+            agree = (np.asarray(heads) == mine) & (ids >= 0)
+            out[np.flatnonzero(agree), ids[agree]] += prob
         return out
 
 
