@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
 from spacy.training import Example
-from thinc.api import Model, NumpyOps
+from thinc.api import Model
 
 from conftest import shortest_docs
 from spacy_planar.io.doc_trees import span_tree
 from spacy_planar.model.biaffine import BIAFFINE_PARAMS, GraphScorer, _biaffine_init, _no_forward
-from spacy_planar.parser import graph
+from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.trees.algorithms import tree_error
 from spacy_planar.trees.mst import best_tree, tree_score
 

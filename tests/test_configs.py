@@ -49,9 +49,9 @@ def _needs_spacy_transformers(config: Path) -> None:
 
 
 def test_the_shipped_configs():
-    assert [c.stem for c in CONFIGS] == ["arc_eager", "biaffine", "planar", "swap", "top_down", "two_planar", "ud", "ud_accurate",
-                                         "ud_taggers_first", "ud_trf", "spacy_beam_parser", "spacy_parser",
-                                         "spacy_parser_cnn", "spacy_parser_small", "ud_spacy_parser"]
+    assert [c.stem for c in CONFIGS] == ["arc_eager", "biaffine", "planar", "swap", "top_down", "two_planar", "ud",
+                                         "ud_accurate", "ud_taggers_first", "ud_trf", "spacy_beam_parser",
+                                         "spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "ud_spacy_parser"]
 
 
 def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):

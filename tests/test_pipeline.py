@@ -11,7 +11,7 @@ from spacy.training import Example
 from thinc.api import fix_random_seed
 
 from spacy_planar.eval.metrics import evaluate
-from spacy_planar.parser.factory import DEFAULT_MODEL
+from spacy_planar.parser.component.factory import DEFAULT_MODEL
 from spacy_planar.trees.algorithms import tree_error
 from spacy_planar.trees.pseudoproj import LIFT_MARK, PATH_MARK
 
@@ -136,7 +136,7 @@ def test_arc_probabilities_rank_held_out_arcs(trained, sentences, system):
     the wrong ones, and better than the beam marginal alone, which gives the
     arcs its trees agree on one value."""
     from spacy_planar.eval.metrics import ranking
-    from spacy_planar.parser.kbest import arc_probabilities
+    from spacy_planar.parser.decoding.kbest import arc_probabilities
 
     _, held_out = sentences
     parser = trained[system].get_pipe("planar_parser")
@@ -573,7 +573,7 @@ def test_sentences_with_whitespace_get_their_own_trees(trained, sentences, syste
     """A Doc of several sentences, the longest first, with whitespace tokens:
     the parser batches sentences by length, and each still gets the tree it
     gets when parsed alone over the same Doc (one root, heads inside it)."""
-    from spacy_planar.parser.parsing import parse_docs
+    from spacy_planar.parser.decoding.parsing import parse_docs
 
     nlp = trained[system]
     parser = nlp.get_pipe("planar_parser")

@@ -88,7 +88,7 @@ def test_parse_takes_the_batch_size_and_beam_it_is_given(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from spacy_planar.__main__ import app
-    from spacy_planar.parser.pipe import PlanarParser
+    from spacy_planar.parser.component.pipe import PlanarParser
 
     model = small_parser(tmp_path / "model", 10, epochs=1)
     nlp = spacy.load(model)

@@ -11,8 +11,8 @@ from spacy_planar.cli._app import app, load_pipeline, msg
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
-from spacy_planar.parser.kbest import KBEST_BEAM, uncalibrated
-from spacy_planar.parser.pipe import PlanarParser
+from spacy_planar.parser.decoding.kbest import KBEST_BEAM, uncalibrated
+from spacy_planar.parser.component.pipe import PlanarParser
 
 
 @app.command()
@@ -33,7 +33,7 @@ def calibrate(
     otherwise. Reports the expected calibration error on dev before and
     after."""
 
-    from spacy_planar.parser.kbest import fit_calibration
+    from spacy_planar.parser.decoding.kbest import fit_calibration
 
     if beam < 2:
         raise UserError(Errors.E109.format(kbest=beam, beam=beam))

@@ -15,8 +15,8 @@ from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client,
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.pipelines import header_line, pipeline_id, pipeline_path
 from spacy_planar.model.treebanks import set_treebank
-from spacy_planar.parser.repairs import summary
-from spacy_planar.parser.kbest import KBEST_BEAM
+from spacy_planar.parser.decoding.repairs import summary
+from spacy_planar.parser.decoding.kbest import KBEST_BEAM
 
 
 @app.command()
@@ -159,7 +159,7 @@ def report_output(model: str, report: FileReport, seconds: float, output_path: P
 
 
 def say_repairs(repaired) -> None:
-    """One line: what the parser repaired to keep its output valid (never expected; ``parser/repairs.py``)."""
+    """One line: what the parser repaired to keep its output valid (never expected; ``parser/decoding/repairs.py``)."""
     lines = summary(repaired)
     if not lines:
         msg.good("Repairs: none (every tree as the parser built it)")

@@ -140,7 +140,7 @@ def bench_oracle(
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
     from spacy_planar.parser.catalog import SPECS, system_for_trees
-    from spacy_planar.parser.driver import oracle_check
+    from spacy_planar.parser.decoding.driver import oracle_check
 
     trees = list(trees_of(path))
     words = sum(len(h) for h, _ in trees)

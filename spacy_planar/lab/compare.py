@@ -27,9 +27,9 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.eval.metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from spacy_planar.io.conllu import atomic_output, read_conllu
 from spacy_planar.io.doc_trees import ud_tree
-from spacy_planar.parser.kbest import KBEST_BEAM
-from spacy_planar.parser.repairs import REPAIRS, summary
-from spacy_planar.parser.pipe import PlanarParser
+from spacy_planar.parser.decoding.kbest import KBEST_BEAM
+from spacy_planar.parser.decoding.repairs import REPAIRS, summary
+from spacy_planar.parser.component.pipe import PlanarParser
 from spacy_planar.trees.transforms import apply_transforms, check_transforms
 
 
@@ -64,7 +64,7 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = BATCH_SIZE, re
     if beam and beam.get("n_best", 1) > 1:
         res["kbest"] = kbest_scores(sents, parsed, beam["n_best"])
     res["words_per_s"] = sum(len(s) for s in sents) / best
-    # what the component had to repair to keep its output valid, by code (parser/repairs.py), per parse
+    # what the component had to repair to keep its output valid, by code (parser/decoding/repairs.py), per parse
     res["repaired"] = {code: n / max(repeats, 1) for code, n in sum((p.repaired for p in parsers), Counter()).items()}
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None

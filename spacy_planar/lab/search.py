@@ -18,8 +18,8 @@ import typer
 from spacy_planar.cli._app import flag, lab_app, load_pipeline, msg
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.beam import log_softmax
-from spacy_planar.parser.driver import batches, oracle_run
+from spacy_planar.parser.decoding.beam import log_softmax
+from spacy_planar.parser.decoding.driver import batches, oracle_run
 from spacy_planar.trees.transforms import apply_transforms, restore
 
 

@@ -12,7 +12,7 @@ from spacy_planar.cli._app import fail, flag, lab_app, load_pipeline, msg
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.driver import greedy_parse
+from spacy_planar.parser.decoding.driver import greedy_parse
 
 
 class EndOfBuffer:

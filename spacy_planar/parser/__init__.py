@@ -4,8 +4,8 @@ beam beside it (``beam.py``); k-best parses and their confidence (``kbest.py``);
 ``planar_parser`` component (``factory.py``, ``pipe.py``; how it learns: ``training.py``; how it
 parses: ``parsing.py``); beside them the graph-based ``biaffine_parser`` (``biaffine.py``, what it
 computes: ``graph.py``). Importing it registers the factories."""
-from spacy_planar.parser.biaffine import BiaffineParser, make_biaffine_parser
-from spacy_planar.parser.factory import DEFAULT_CONFIG, make_planar_parser
-from spacy_planar.parser.pipe import PlanarParser
+from spacy_planar.parser.graph.component import BiaffineParser, make_biaffine_parser
+from spacy_planar.parser.component.factory import DEFAULT_CONFIG, make_planar_parser
+from spacy_planar.parser.component.pipe import PlanarParser
 
 __all__ = ["DEFAULT_CONFIG", "BiaffineParser", "PlanarParser", "make_biaffine_parser", "make_planar_parser"]

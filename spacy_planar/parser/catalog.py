@@ -112,7 +112,7 @@ SPECS: Tuple[SystemSpec, ...] = (
 )
 # the systems' classes by name
 SYSTEMS: Dict[str, type] = {spec.name: spec.system for spec in SPECS}
-# the graph-based parser beside them (Dozat & Manning 2017: ``biaffine_parser``, ``parser/biaffine.py``): no
+# the graph-based parser beside them (Dozat & Manning 2017: ``biaffine_parser``, ``parser/graph/component.py``): no
 # moves and no oracle, so no SystemSpec; init-config writes its config as a system's (partials/biaffine.partial.cfg)
 GRAPH_SYSTEMS: Tuple[str, ...] = ("biaffine",)
 # every parser a config can name: the transition systems, then the graph-based

@@ -30,11 +30,11 @@ from spacy.util import minibatch
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, PARSES_KEY
 from spacy_planar.io.doc_trees import set_trees
-from spacy_planar.parser.biaffine import BiaffineParser
-from spacy_planar.parser.ensembles import EnsembleScorer, member_doc
-from spacy_planar.parser.parsing import units
-from spacy_planar.parser.pipe import PlanarParser
-from spacy_planar.parser.reparse import GraphVotes, TreeVotes, reparse
+from spacy_planar.parser.graph.component import BiaffineParser
+from spacy_planar.parser.component.teachers import EnsembleScorer, member_doc
+from spacy_planar.parser.decoding.parsing import units
+from spacy_planar.parser.component.pipe import PlanarParser
+from spacy_planar.parser.graph.reparse import GraphVotes, TreeVotes, reparse
 
 PARSERS = (PlanarParser, BiaffineParser)
 

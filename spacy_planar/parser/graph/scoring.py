@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.parser.driver import batches
+from spacy_planar.parser.decoding.driver import batches
 from spacy_planar.trees.mst import best_tree
 
 # sentences scored together, sorted by length (less padding)

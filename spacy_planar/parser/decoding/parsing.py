@@ -12,10 +12,9 @@ from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
-from spacy_planar.parser import repairs
-from spacy_planar.parser.driver import batches, beam_parse, greedy_parse
-from spacy_planar.parser.kbest import arc_confidence, calibrated, distinct_parses
-from spacy_planar.parser.settings import ParserSettings
+from spacy_planar.parser.decoding import repairs
+from spacy_planar.parser.decoding.driver import batches, beam_parse, greedy_parse
+from spacy_planar.parser.decoding.kbest import arc_confidence, calibrated, distinct_parses
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.state import INT
 
@@ -47,11 +46,11 @@ def units(doc: Doc) -> List[Tuple[int, int]]:
     return [(0, len(doc))]
 
 
-def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], settings: ParserSettings,
+def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], settings,
                repaired: Optional[Counter] = None) -> List[List]:
     """The trees of the units ``found`` of ``docs``, per Doc ((start, end),
     tree), scored by ``scorer`` (the model's ``StateScorer`` over the Docs'
-    tokens) with the component's ``settings``; ``repaired`` counts the
+    tokens) with the component's ``settings`` (``component.settings.ParserSettings``); ``repaired`` counts the
     units parsed greedily because they fell out of their beam. Whitespace
     tokens are not parsed (``with_whitespace``); the loop keeps BLAS on one
     thread."""
@@ -91,7 +90,7 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
 
 
 def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], found: List[Unit], out: List,
-                settings: ParserSettings, starts: Optional[np.ndarray] = None,
+                settings, starts: Optional[np.ndarray] = None,
                 tokens: Optional[Dict] = None, repaired: Optional[Counter] = None) -> None:
     """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
     of similar length, their trees into ``out`` (one list per Doc, each

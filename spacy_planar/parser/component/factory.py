@@ -7,8 +7,8 @@ from thinc.api import Config, Model
 
 from spacy_planar.defaults import EXTRA_ROOT_LABEL
 from spacy_planar.parser import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
-from spacy_planar.parser import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
-from spacy_planar.parser.pipe import PlanarParser
+from spacy_planar.parser.component import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
+from spacy_planar.parser.component.pipe import PlanarParser
 from spacy_planar.parser.systems.registry import Configured
 
 # The recommended parser, in this one place: pseudo-projective arc-eager (the most accurate system on
@@ -39,7 +39,7 @@ def base_tok2vec() -> dict:
     vectors (``${paths.vectors}`` is a training config's; the factory's own
     tok2vec has none): the one definition of the encoder the factory's
     parser gets by default."""
-    base = Config().from_disk(Path(__file__).resolve().parents[1] / "partials" / "base.partial.cfg", interpolate=False)
+    base = Config().from_disk(Path(__file__).resolve().parents[2] / "partials" / "base.partial.cfg", interpolate=False)
     model = base["components"]["tok2vec"]["model"]
     width = model["encode"]["width"]
 

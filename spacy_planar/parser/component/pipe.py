@@ -26,15 +26,15 @@ from thinc.api import Model, set_dropout_rate
 from spacy_planar import model as _model  # noqa: F401  (registers the architecture)
 from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.io.doc_trees import set_trees
-from spacy_planar.parser.ensembles import Teachers
-from spacy_planar.parser.extensions import register as register_extensions
-from spacy_planar.parser.codec import TreeCodec
-from spacy_planar.parser.saving import SavesSettings
-from spacy_planar.parser.parsing import parse_docs, set_parses, units
-from spacy_planar.parser.settings import ParserSettings
+from spacy_planar.parser.component.teachers import Teachers
+from spacy_planar.parser.component.extensions import register as register_extensions
+from spacy_planar.parser.decoding.codec import TreeCodec
+from spacy_planar.parser.component.saving import SavesSettings
+from spacy_planar.parser.decoding.parsing import parse_docs, set_parses, units
+from spacy_planar.parser.component.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.registry import Configured
-from spacy_planar.parser.training import Span, Trainer, beam_loss, loss_towards
+from spacy_planar.parser.component.training import Span, Trainer, beam_loss, loss_towards
 from spacy_planar.trees.algorithms import first_sets
 from spacy_planar.trees.pseudoproj import undecorate
 from spacy_planar.trees.transforms import clean_label
@@ -71,7 +71,7 @@ class PlanarParser(SavesSettings, TrainablePipe):
         self.trainer = Trainer(self.settings)
         # parsed sentences whose output was repaired, by the code of the repair (repairs.py)
         self.repaired: Counter = Counter()
-        self.teachers = None  # ensembles.Teachers, where initialize is given them
+        self.teachers = None  # teachers.Teachers, where initialize is given them
 
     @property
     def cfg(self) -> Dict:
@@ -154,7 +154,7 @@ class PlanarParser(SavesSettings, TrainablePipe):
         """The labels, root label, feature templates and model from the
         training data. ``teachers``: pipelines of this config trained on the
         same treebank (other seeds) whose ensemble the parser learns from
-        (``ensembles.py``: their move distributions as soft targets, mixed with
+        (``component/teachers.py``: their move distributions as soft targets, mixed with
         the oracle's by ``teacher_weight``); set in ``[initialize.components.NAME]``."""
         validate_get_examples(get_examples, "PlanarParser.initialize")
         self.teachers = Teachers(teachers, self.name, teacher_weight) if teachers else None

@@ -17,8 +17,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.parser import repairs
-from spacy_planar.parser.settings import ParserSettings
+from spacy_planar.parser.decoding import repairs
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.trees.algorithms import are_trees, one_root
 from spacy_planar.trees.pseudoproj import undecorate
@@ -26,9 +25,10 @@ from spacy_planar.trees.transforms import apply_transforms, restored
 
 
 class TreeCodec:
-    """The way in and out of ``system`` under ``settings`` (its transforms, root labels, single root)."""
+    """The way in and out of ``system`` under ``settings`` (its transforms, root labels, single root:
+    a component's settings, ``component.settings.ParserSettings`` or the biaffine's ``GraphSettings``)."""
 
-    def __init__(self, system: TransitionSystem, settings: ParserSettings):
+    def __init__(self, system: TransitionSystem, settings):
         self.system = system
         self.settings = settings
 

@@ -18,12 +18,12 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from spacy_planar.io.doc_trees import OUTSIDE, span_tree
-from spacy_planar.parser.beam import BeamRun
+from spacy_planar.parser.decoding.beam import BeamRun
 from spacy_planar.parser.catalog import make_oracle
-from spacy_planar.parser.codec import TreeCodec
-from spacy_planar.parser.settings import ParserSettings
-from spacy_planar.parser.driver import batches, beam_train_run, exploration_run, oracle_run
-from spacy_planar.parser.parsing import units
+from spacy_planar.parser.decoding.codec import TreeCodec
+from spacy_planar.parser.component.settings import ParserSettings
+from spacy_planar.parser.decoding.driver import batches, beam_train_run, exploration_run, oracle_run
+from spacy_planar.parser.decoding.parsing import units
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.state import INT
 from spacy_planar.trees.algorithms import is_projective, tree_error

@@ -20,14 +20,14 @@ from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
-from spacy_planar.parser import graph
-from spacy_planar.parser import scorer as _scorer  # noqa: F401  (registers the default scorer)
-from spacy_planar.parser.codec import TreeCodec
-from spacy_planar.parser.saving import SavesSettings
-from spacy_planar.parser.extensions import register as register_extensions
-from spacy_planar.parser.factory import base_tok2vec
-from spacy_planar.parser.parsing import units, with_whitespace
-from spacy_planar.parser.training import GoldTrees
+from spacy_planar.parser.graph import scoring as graph
+from spacy_planar.parser.component import scorer as _scorer  # noqa: F401  (registers the default scorer)
+from spacy_planar.parser.decoding.codec import TreeCodec
+from spacy_planar.parser.component.saving import SavesSettings
+from spacy_planar.parser.component.extensions import register as register_extensions
+from spacy_planar.parser.component.factory import base_tok2vec
+from spacy_planar.parser.decoding.parsing import units, with_whitespace
+from spacy_planar.parser.component.training import GoldTrees
 from spacy_planar.trees.algorithms import Tree
 from spacy_planar.trees.transforms import check_transforms, clean_label
 

@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from spacy_planar.errors import Errors, UnexpectedError, Warnings, debugging, unexpected
-from spacy_planar.parser.beam import Beam, BeamRun, GoldBeam
+from spacy_planar.parser.decoding.beam import Beam, BeamRun, GoldBeam
 from spacy_planar.parser.catalog import make_oracle
 from spacy_planar.parser.oracles import Oracle
 from spacy_planar.parser.systems.base import TransitionSystem, Tree

@@ -1,5 +1,6 @@
-"""Several parsers' moves as one (``EnsembleScorer``, ``parse --ensemble``), and an ensemble distilled
-into one parser: the ensemble's move distributions as soft targets (``Teachers``).
+"""An ensemble distilled into one parser (``train --teacher``): the ensemble's move distributions
+as soft targets (``Teachers``); and the members' moves as one (``EnsembleScorer``), which
+``parse --ensemble`` (``parser/ensemble.py``) decodes with too.
 
 ``parse --ensemble`` parses with several pipelines of one config (other
 seeds) at once, at the cost of all of them. Distillation trains one parser of
@@ -23,7 +24,7 @@ from spacy.tokens import Doc
 from thinc.api import get_array_module
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.parser.training import loss_towards, softmax_over
+from spacy_planar.parser.component.training import loss_towards, softmax_over
 
 
 class EnsembleScorer:
