@@ -12,8 +12,7 @@ if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
 
 import typer  # noqa: E402
 
-from spacy_planar.cli import app  # noqa: E402
-from spacy_planar.lab import analyse, anchors, bench, compare, search, stacks, stanza  # noqa: F401,E402
+from spacy_planar.cli import app  # noqa: E402  (the laboratory's commands load when `lab` is called: LabGroup)
 
 
 def interrupted(signum, frame) -> None:

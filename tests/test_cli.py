@@ -225,9 +225,39 @@ def test_twelve_commands_and_the_lab_and_every_help_fits_80_columns():
     top = typer.main.get_command(app)
     assert "lab" in top.commands and len(top.commands) - 1 <= 12, sorted(top.commands)
     commands = [[]] + [[name] for name in top.commands if name != "lab"]
-    commands += [["lab"]] + [["lab", name] for name in top.commands["lab"].commands]
+    commands += [["lab"]] + [["lab", name] for name in top.commands["lab"].list_commands(None)]
     for command in commands:
         res = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
         assert res.exit_code == 0, command
         wide = [line for line in res.output.splitlines() if len(line) > 80]
         assert not wide, (command, wide)
+
+
+def test_the_product_loads_nothing_of_the_lab(tmp_path):
+    """Every product module imported, then `parse` run as a user runs it: no spacy_planar.lab
+    module is loaded (the laboratory loads when `spacy-planar lab ...` is called)."""
+    import subprocess
+    import sys
+
+    from conftest import fixture_path, small_parser
+
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    code = (
+        "import pkgutil, importlib, sys, spacy_planar\n"
+        "def walk(package):\n"  # pkgutil.walk_packages would import every package, the lab's too
+        "    for m in pkgutil.iter_modules(package.__path__, package.__name__ + '.'):\n"
+        "        if m.name != 'spacy_planar.lab':\n"
+        "            module = importlib.import_module(m.name)\n"
+        "            if m.ispkg:\n"
+        "                walk(module)\n"
+        "walk(spacy_planar)\n"
+        "from typer.testing import CliRunner\n"
+        "from spacy_planar.__main__ import app\n"
+        f"r = CliRunner().invoke(app, ['parse', {str(model)!r}, {str(fixture_path('test'))!r}, "
+        f"{str(tmp_path / 'out.conllu')!r}])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print(sorted(m for m in sys.modules if m.startswith('spacy_planar.lab')))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.strip().splitlines()[-1] == "[]", res.stdout
+    assert (tmp_path / "out.conllu").exists()

@@ -45,11 +45,33 @@ class OneLineErrors(TyperGroup):
         return command
 
 
+class LabGroup(OneLineErrors):
+    """The laboratory's group (``spacy-planar lab``): its modules (``spacy_planar.lab``, whose
+    commands register on ``lab_app``) are imported when the group is first asked for a command,
+    so that the product's commands load nothing of it."""
+
+    def _load(self) -> None:
+        if not getattr(self, "_loaded", False):
+            import importlib
+
+            importlib.import_module("spacy_planar.lab")
+            self.commands.update(typer.main.get_command(lab_app).commands)
+            self._loaded = True
+
+    def get_command(self, ctx, name):
+        self._load()
+        return super().get_command(ctx, name)
+
+    def list_commands(self, ctx):
+        self._load()
+        return super().list_commands(ctx)
+
+
 app = typer.Typer(name="spacy-planar", cls=OneLineErrors, add_completion=False, no_args_is_help=True,
                   rich_markup_mode=None, help="Non-projective transition-based dependency parsing for spaCy.")
-lab_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None,
-                      help="The laboratory: diagnostics, benchmarks and the anchors behind docs/results.md.")
-app.add_typer(lab_app, name="lab")
+LAB_HELP = "The laboratory: diagnostics, benchmarks and the anchors behind docs/results.md."
+lab_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None, help=LAB_HELP)
+app.add_typer(typer.Typer(cls=LabGroup, no_args_is_help=True, rich_markup_mode=None, help=LAB_HELP), name="lab")
 bench_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None,
                         help="Benchmarks: throughput in words per second.")
 lab_app.add_typer(bench_app, name="bench")

@@ -15,7 +15,7 @@ import importlib.util
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import typer
 from thinc.api import Config
@@ -27,23 +27,15 @@ from spacy_planar.io.conllu import atomic_output, check_input
 from spacy_planar.parser.catalog import PARSERS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
-# the laboratory's anchors' partials (``spacy-planar lab anchor-config``): spaCy's parser in our pipeline and
-# spaCy's pipeline as `spacy init config` writes it, what the comparisons in docs/results.md set ours against
-ANCHOR_PARTS = Path(__file__).resolve().parents[1] / "lab" / "partials"
 # our systems (a partial config each, named as the system: catalog.PARSERS, the transition systems and the biaffine)
 SYSTEM_CONFIGS = PARSERS
-ANCHORS = ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "spacy_beam_parser")
-# a system whose partial only changes another's: that one is merged first
-BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}
-# spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.partial.cfg's characters
-SPACY_OWN_TOK2VEC = ("spacy_parser_cnn",)
 
 
 TAGGERS = ["morphologizer", "tagger", "lemmatizer"]  # tagging.partial.cfg's, after the tok2vec
 RAW_TEXT = ["multiword_tokens", "senter"]  # raw_text.partial.cfg's, before it
 
 
-def _with_taggers(config: Config, base: Path, raw_text: bool) -> None:
+def _with_taggers(config: Config, base: Path, raw_text: bool = True) -> None:
     """Put the taggers (``TAGGERS``) right after the tok2vec in ``[nlp]
     pipeline``, and with ``raw_text`` the treebank's words and sentences
     (``RAW_TEXT``) right before it; without (spaCy's own pipeline), no
@@ -102,22 +94,6 @@ def _with_transformer(config: Config) -> None:
     relisten(config["components"])
 
 
-def _spacys_own(config: Config) -> None:
-    """spaCy's pipeline as ``spacy init config`` writes it, on the gold
-    words: the tok2vec without base.partial.cfg's character CNN (the embedding
-    ``spacy-planar.CharEmbed.v3`` wraps) and as spaCy's ``Tok2Vec.v2``,
-    spaCy's corpus reader with ``gold_preproc``, spaCy's matrix products
-    (blis: no ``numpy_blas``)."""
-    model = config["components"]["tok2vec"]["model"]
-    if model["embed"].get("@architectures") == "spacy-planar.CharEmbed.v3":
-        model["embed"] = model["embed"]["embed"]
-    model["@architectures"] = "spacy.Tok2Vec.v2"
-    for split in ("train", "dev"):
-        config["corpora"][split] = {"@readers": "spacy.Corpus.v1", "path": f"${{paths.{split}}}", "max_length": 0,
-                                    "gold_preproc": True, "limit": 0, "augmenter": None}
-    config["nlp"]["after_pipeline_creation"] = None
-
-
 @dataclass(frozen=True)
 class Variant:
     """What ``init-config`` adds to a system's config: the taggers
@@ -133,32 +109,22 @@ class Variant:
         return "".join(f" --{name.replace('_', '-')}" for name, on in vars(self).items() if on)
 
 
-def merged_config(system: str, base: Optional[Path] = None, variant: Variant = Variant(),
-                  anchor: bool = False) -> Config:
-    """The config of ``system`` (one of ``SYSTEM_CONFIGS``; with ``anchor``,
-    one of the laboratory's ``ANCHORS``) before filling:
+def merged_config(system: str, base: Optional[Path] = None, variant: Variant = Variant()) -> Config:
+    """The config of ``system`` (one of ``SYSTEM_CONFIGS``) before filling:
     ``base`` (default: the package's base.partial.cfg) merged with the system's
-    partial (after the partial it builds on, ``BUILDS_ON``) and, with
-    ``variant.tagging``, the taggers' partial (tagging.partial.cfg: a morphologizer
-    and a tagger sharing the tok2vec, after it in the pipeline). The systems
-    of ``SPACY_OWN_TOK2VEC`` take the tok2vec without its character CNN
-    (``_spacys_own``). ``taggers_first`` (with ``tagging``): the taggers
-    trained first, the parser reading their output (``_taggers_first``);
-    ``transformer``: transformer.partial.cfg's encoder for the tok2vec
-    (``_with_transformer``). Variables are left as they are."""
-    names = ANCHORS if anchor else SYSTEM_CONFIGS
-    if system not in names:
-        raise UserError(Errors.E080.format(system=system, options=", ".join(names)))
-    base_path = PARTS / "base.partial.cfg" if base is None else Path(base)
-    check_input(base_path)
-    config = read_config(base_path)
-    for part in _parts(system, variant):
-        folder = ANCHOR_PARTS if part in ANCHORS else PARTS
-        config = config.merge(read_config(folder / f"{part}.partial.cfg"))
+    partial and, with ``variant.tagging``, the UD pipeline's (tagging.partial.cfg,
+    raw_text.partial.cfg: a morphologizer, a tagger and a lemmatizer sharing the
+    tok2vec, after it in the pipeline; multiword tokens and the senter before
+    it); ``variant.accurate``: accurate.partial.cfg last. ``taggers_first``
+    (with ``tagging``): the taggers trained first, the parser reading their
+    output (``_taggers_first``); ``transformer``: transformer.partial.cfg's
+    encoder for the tok2vec (``_with_transformer``). Variables are left as they are."""
+    if system not in SYSTEM_CONFIGS:
+        raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
+    config, base_path = merge_parts([PARTS / f"{part}.partial.cfg" for part in [system, *variant_parts(variant)]],
+                                    base)
     if variant.tagging:
-        _with_taggers(config, base_path, raw_text=system not in SPACY_OWN_TOK2VEC)
-    if system in SPACY_OWN_TOK2VEC:
-        _spacys_own(config)
+        _with_taggers(config, base_path, raw_text=True)
     if variant.taggers_first:
         if not variant.tagging or "planar_parser" not in config["components"] or variant.transformer:
             raise UserError(Errors.E122.format(system=system))
@@ -170,41 +136,53 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
     return config
 
 
-def _parts(system: str, variant: Variant) -> List[str]:
-    """The partial configs merged over base.partial.cfg, in order."""
-    ud = (["tagging"] + (["raw_text"] if system not in SPACY_OWN_TOK2VEC else [])) if variant.tagging else []
-    return ([name for name in (BUILDS_ON.get(system), system) if name] + ud + (["accurate"] if variant.accurate else [])
-            + (["transformer"] if variant.transformer else []))
+def merge_parts(parts: List[Path], base: Optional[Path] = None) -> Tuple[Config, Path]:
+    """``base`` (default: the package's base.partial.cfg) merged with each of ``parts`` in
+    order (Thinc's ``Config.merge``), and the base's path."""
+    base_path = PARTS / "base.partial.cfg" if base is None else Path(base)
+    check_input(base_path)
+    config = read_config(base_path)
+    for part in parts:
+        config = config.merge(read_config(part))
+    return config, base_path
 
 
-def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = LANG,
-                anchor: bool = False) -> str:
-    """The text of the training config of ``system``: ``merged_config``
-    filled by spaCy's ``fill_config`` (every default written out), for the
-    language ``lang`` (E132 for one spaCy does not know). A transformer
-    config needs spacy-transformers (E123 without it)."""
+def variant_parts(variant: Variant, raw_text: bool = True) -> List[str]:
+    """The partial configs a variant merges after the system's, in order."""
+    ud = (["tagging"] + (["raw_text"] if raw_text else [])) if variant.tagging else []
+    return ud + (["accurate"] if variant.accurate else []) + (["transformer"] if variant.transformer else [])
+
+
+def filled_text(config: Config, lang: str, header: str) -> str:
+    """The text of a training config: ``config`` filled by spaCy's ``fill_config``
+    (every default written out) for the language ``lang`` (E132 for one spaCy does
+    not know), under the comment ``header``."""
     from spacy.cli.init_config import fill_config
     from spacy.util import get_lang_class
 
-    if variant.transformer and importlib.util.find_spec("spacy_transformers") is None:
-        raise UserError(Errors.E123)
     try:
         get_lang_class(lang)
     except ImportError:
         raise UserError(Errors.E132.format(lang=lang)) from None
-    config = merged_config(system, base, variant, anchor)
     config["nlp"]["lang"] = lang
     with tempfile.TemporaryDirectory() as tmp:
         merged, filled = Path(tmp) / "merged.cfg", Path(tmp) / "filled.cfg"
         config.to_disk(merged, interpolate=False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
-    parts = " and ".join(f"spacy_planar/{'lab/' if p in ANCHORS else ''}partials/{p}.partial.cfg"
-                         for p in _parts(system, variant))
+    return f"# {header}\n{text.rstrip()}\n"
+
+
+def config_text(system: str, base: Optional[Path] = None, variant: Variant = Variant(), lang: str = LANG) -> str:
+    """The text of the training config of ``system`` (``merged_config``,
+    ``filled_text``). A transformer config needs spacy-transformers (E123 without it)."""
+    if variant.transformer and importlib.util.find_spec("spacy_transformers") is None:
+        raise UserError(Errors.E123)
+    config = merged_config(system, base, variant)
+    parts = " and ".join(f"spacy_planar/partials/{p}.partial.cfg" for p in [system, *variant_parts(variant)])
     flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")
-    command = "lab anchor-config" if anchor else "init-config"
-    return (f"# spacy-planar {command} {system}{flags}: base.partial.cfg and {parts}, every default written out"
-            f"{' (without its character CNN)' if system in SPACY_OWN_TOK2VEC else ''}\n{text.rstrip()}\n")
+    return filled_text(config, lang, f"spacy-planar init-config {system}{flags}: base.partial.cfg and {parts}, "
+                                     "every default written out")
 
 
 @app.command("init-config")

@@ -8,12 +8,62 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from thinc.api import Config
 
 from spacy_planar.cli._app import flag, lab_app, msg
-from spacy_planar.cli.init_config import ANCHORS, Variant, config_text
+from spacy_planar.cli.init_config import PARTS, Variant, _with_taggers, filled_text, merge_parts, variant_parts
 from spacy_planar.defaults import LANG
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import atomic_output, check_input, read_conllu
+
+
+# the anchors' partials: spaCy's parser in our pipeline and spaCy's pipeline as `spacy init config` writes it,
+# what the comparisons in docs/results.md set ours against
+ANCHOR_PARTS = Path(__file__).resolve().parent / "partials"
+ANCHORS = ("spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "spacy_beam_parser")
+# an anchor whose partial only changes another's: that one is merged first
+BUILDS_ON = {"spacy_beam_parser": "spacy_parser", "spacy_parser_cnn": "spacy_parser"}
+# spaCy's parser exactly as `spacy init config` writes it: spaCy's own tok2vec, without base.partial.cfg's characters
+SPACY_OWN_TOK2VEC = ("spacy_parser_cnn",)
+
+
+def anchor_config_text(anchor: str, variant: Variant, lang: str = LANG) -> str:
+    """The training config of one of ``ANCHORS``: base.partial.cfg merged with
+    its partial (after the one it builds on) and, with ``variant.tagging``,
+    the taggers (the UD pipeline's; spaCy's own pipeline without our raw-text
+    components and lemmatizer), filled as ``init-config`` fills ours."""
+    if anchor not in ANCHORS:
+        raise UserError(Errors.E080.format(system=anchor, options=", ".join(ANCHORS)))
+    own = anchor in SPACY_OWN_TOK2VEC
+    names = [name for name in (BUILDS_ON.get(anchor), anchor) if name]
+    extra = variant_parts(variant, raw_text=not own)
+    config, base = merge_parts([ANCHOR_PARTS / f"{name}.partial.cfg" for name in names]
+                               + [PARTS / f"{name}.partial.cfg" for name in extra])
+    if variant.tagging:
+        _with_taggers(config, base, raw_text=not own)
+    if own:
+        spacys_own(config)
+    parts = " and ".join([f"spacy_planar/lab/partials/{name}.partial.cfg" for name in names]
+                         + [f"spacy_planar/partials/{name}.partial.cfg" for name in extra])
+    flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")
+    return filled_text(config, lang, f"spacy-planar lab anchor-config {anchor}{flags}: base.partial.cfg and {parts}, "
+                                     f"every default written out{' (without its character CNN)' if own else ''}")
+
+
+def spacys_own(config: Config) -> None:
+    """spaCy's pipeline as ``spacy init config`` writes it, on the gold
+    words: the tok2vec without base.partial.cfg's character CNN (the embedding
+    ``spacy-planar.CharEmbed.v3`` wraps) and as spaCy's ``Tok2Vec.v2``,
+    spaCy's corpus reader with ``gold_preproc``, spaCy's matrix products
+    (blis: no ``numpy_blas``)."""
+    model = config["components"]["tok2vec"]["model"]
+    if model["embed"].get("@architectures") == "spacy-planar.CharEmbed.v3":
+        model["embed"] = model["embed"]["embed"]
+    model["@architectures"] = "spacy.Tok2Vec.v2"
+    for split in ("train", "dev"):
+        config["corpora"][split] = {"@readers": "spacy.Corpus.v1", "path": f"${{paths.{split}}}", "max_length": 0,
+                                    "gold_preproc": True, "limit": 0, "augmenter": None}
+    config["nlp"]["after_pipeline_creation"] = None
 
 
 @lab_app.command("anchor-config")
@@ -29,7 +79,7 @@ def anchor_config(
     pipeline); spacy_parser_cnn: spaCy's pipeline as `spacy init config`
     writes it; spacy_parser_small: spaCy's parser at our hidden width;
     spacy_beam_parser: spaCy's beam parser."""
-    text = config_text(anchor, variant=Variant(tagging=tagging), lang=lang, anchor=True)
+    text = anchor_config_text(anchor, Variant(tagging=tagging), lang)
     with atomic_output(output_path) as f:
         f.write(text)
     msg.good(f"Wrote {output_path}")
