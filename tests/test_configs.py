@@ -259,9 +259,9 @@ def test_every_entry_point_resolves():
             if reg is registry.transition_systems:
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
     # 6 factories (the two parsers, the feature morphologizer, multiword_tokens, the lemmatizer, the senter),
-    # 9 architectures (CharEmbed v2 and v3, Tok2Vec, the biaffine), 2 scorers (the parser's, the senter's),
+    # 8 architectures (CharEmbed v3, Tok2Vec, the biaffine), 2 scorers (the parser's, the senter's),
     # 2 callbacks (leave_out_unlabelled, numpy_blas), the corpus reader and its batcher, 5 transition systems
-    assert found == 26
+    assert found == 25
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,16 @@
 """Paired bootstrap on dev: per-sentence LAS counts (gold words, universal labels as CoNLL 2018) of
 arms' dev.conllu, each arm the mean over its seeds. usage: paired.py TARGET ARM_A[:file] ARM_B[:file]"""
-import sys
 import glob
+import os
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.eval.metrics import paired_bootstrap
-UD = "/work/shared/data/ud"
+UD = os.environ.get("SPACY_PLANAR_DATA", str(Path(__file__).resolve().parents[3] / "shared" / "data" / "ud"))
+LAB = os.environ.get("SPACY_PLANAR_LAB", "lab")
 tb = sys.argv[1]
 gold = list(read_conllu(f"{UD}/{tb}/dev.conllu"))
 def right(path):
@@ -17,7 +21,7 @@ def right(path):
     return np.array(out, dtype=float)
 def arm(spec):
     name, _, f = spec.partition(":")
-    files = sorted(glob.glob(f"/work/lab/runs/{name}/{tb}/s*/{f or 'dev.conllu'}"))
+    files = sorted(glob.glob(f"{LAB}/runs/{name}/{tb}/s*/{f or 'dev.conllu'}"))
     return np.mean([right(p) for p in files], axis=0), len(files)
 a, na = arm(sys.argv[2])
 b, nb = arm(sys.argv[3])

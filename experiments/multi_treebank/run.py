@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-LAB = Path("/work/lab")
-BIN = "/work/lab/venv/bin/spacy-planar"
-UD = Path("/work/shared/data/ud")
+# the lab's folder (its runs, corpora, vectors), the command that trains, and the treebanks: from the environment
+LAB = Path(os.environ.get("SPACY_PLANAR_LAB", "lab"))
+BIN = os.environ.get("SPACY_PLANAR_BIN", "spacy-planar")
+UD = Path(os.environ.get("SPACY_PLANAR_DATA", Path(__file__).resolve().parents[3] / "shared" / "data" / "ud"))
 VEC = {"la": LAB / "vec_la", "grc": LAB / "vec_grc"}
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1")
 
@@ -43,7 +44,7 @@ def main():
     ap.add_argument("seed", type=int)
     ap.add_argument("--others", default="")
     ap.add_argument("--ft", type=int, default=0)
-    ap.add_argument("--cfg", default="/work/lab/code/configs/ud_accurate.cfg")
+    ap.add_argument("--cfg", default=str(Path(__file__).resolve().parents[2] / "configs" / "ud_accurate.cfg"))
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--novec", action="store_true")
     ap.add_argument("--test", action="store_true")

@@ -1,6 +1,6 @@
 #!/bin/bash
 # one worker: runs queue/*.job in name order, one at a time
-cd /work/lab
+cd "${SPACY_PLANAR_LAB:?set SPACY_PLANAR_LAB to the lab folder}"
 id=$1
 while true; do
   [ -f stop.$id ] && exit 0

@@ -12,6 +12,7 @@ them against it).
 from __future__ import annotations
 
 import importlib.util
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +171,7 @@ def filled_text(config: Config, lang: str, header: str) -> str:
         config.to_disk(merged, interpolate=False)
         fill_config(filled, merged, silent=True)
         text = filled.read_text(encoding="utf-8")
+    text = re.sub(r"\n\[pretraining\]\n(?=\n|\[|$)", "\n", text)  # spaCy's empty section: no pretraining here
     return f"# {header}\n{text.rstrip()}\n"
 
 

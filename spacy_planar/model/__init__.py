@@ -6,11 +6,11 @@ character CNN embedding with static vectors (``spacy-planar.CharEmbed.v3``), and
 from spacy_planar.model.biaffine import build_biaffine_model
 from spacy_planar.model.bilstm import build_bilstm_encoder
 from spacy_planar.model.blas import make_numpy_blas
-from spacy_planar.model.chars import build_char_embed, build_char_embed_v2
+from spacy_planar.model.chars import build_char_embed
 from spacy_planar.model.parser_model import StateScorer, build_planar_parser_model
 from spacy_planar.model.tok2vec import build_tok2vec
 from spacy_planar.model.with_tags import build_with_morphology, build_with_tags
 
-__all__ = ["StateScorer", "build_biaffine_model", "build_bilstm_encoder", "build_char_embed", "build_char_embed_v2",
+__all__ = ["StateScorer", "build_biaffine_model", "build_bilstm_encoder", "build_char_embed",
            "build_planar_parser_model", "build_tok2vec", "build_with_morphology", "build_with_tags",
            "make_numpy_blas"]

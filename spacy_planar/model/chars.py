@@ -68,20 +68,6 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
 WORD_DROPOUT = "word_dropout"
 
 
-@registry.architectures("spacy-planar.CharEmbed.v2")
-def build_char_embed_v2(embed: Model[List[Doc], List[Floats2d]], width: int, char_width: int = CHAR_WIDTH,
-                        cnn_width: int = CNN_WIDTH, max_chars: int = MAX_CHARS, rows: int = CHAR_ROWS,
-                        word_dropout: float = 0.0, static_vectors: Optional[str] = None, charlm: None = None,
-                        treebank_width: int = 0) -> Model[List[Doc], List[Floats2d]]:
-    """``CharEmbed.v3`` as pipelines saved by spacy-planar 0.1 name it: their
-    configs hold ``charlm = null`` (the character language model, removed in
-    0.2)."""
-    if charlm is not None:
-        raise ValueError("spacy-planar.CharEmbed.v2: the character language model (charlm) was removed in 0.2")
-    return build_char_embed(embed, width, char_width, cnn_width, max_chars, rows, word_dropout, static_vectors,
-                            treebank_width)
-
-
 def drop_words(layer: Model[List[Doc], List[Floats2d]], rate: float) -> Model[List[Doc], List[Floats2d]]:
     """``layer`` with whole rows (words) zeroed at ``rate`` while training
     (the others scaled by 1 / (1 - rate), as dropout does)."""
