@@ -13,3 +13,15 @@ TEMPERATURE = 1.0  # the k-best parses' softmax temperature before ``calibrate``
 
 # where released pipelines live: the index that `spacy-planar download` reads (`package` writes one per dist/)
 PIPELINES_INDEX = "https://github.com/spacy-planar/spacy-planar/releases/latest/download/index.json"
+# the beam that k-best parses and arc probabilities are computed with unless told otherwise
+# (parse --kbest / --confidence, calibrate, render --confidence)
+KBEST_BEAM = 8
+# the driver loop compacts its batch (drops finished rows) when fewer than this share of them are live
+COMPACT_BELOW = 0.5
+# the planar_parser's options as its factory's default config gives them (the recommended parser:
+# pseudo-projective arc-eager, greedy, exploring; docs/design.md's table says what each does)
+PARSER_OPTIONS = {
+    "single_root": True, "root_label": None, "extra_root_label": EXTRA_ROOT_LABEL, "exploration": 0.9,
+    "exploration_nonprojective": None, "exploration_keep_order": False, "beam_width": 1, "beam_density": 0.0,
+    "beam_merge": False, "beam_update": "local", "n_best": 1, "tree_transforms": [],
+}

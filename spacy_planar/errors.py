@@ -191,6 +191,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "packages/dist/index.json")
     E158 = ("--kbest with an ensemble of different parsers: their trees are reparsed into one (no k-best list); "
             "leave out --kbest, or ensemble seeds of one transition system")
+    E159 = "spacy-planar.Corpus.v1: sentences must be at least 1, not {sentences}"
+    E160 = "spacy-planar.batch_by_words.v1: share must be 0 or more, not {share}"
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -245,8 +247,9 @@ def unexpected(message: str) -> None:
     warnings.warn(message, UnexpectedWarning, stacklevel=2)
 
 
-class ConlluError(UserError):
-    """Bad CoNLL-U input: names the file, the line and the reason."""
+class InputError(UserError):
+    """Bad input at a line of a file (a CoNLL-U file, raw text): names the file, the line and the
+    reason (a message of ``Errors``, whose code it keeps)."""
 
     def __init__(self, path: str, line: int, reason: str):
         self.path = str(path)
@@ -256,3 +259,7 @@ class ConlluError(UserError):
 
     def __reduce__(self):  # pickled by its parts: it crosses process pools and Dask
         return (type(self), (self.path, self.line, self.reason))
+
+
+class ConlluError(InputError):
+    """Bad CoNLL-U input: names the file, the line and the reason."""

@@ -1,4 +1,5 @@
-"""The package's shape: no import cycle between its modules, no function over 80 lines."""
+"""The package's shape: no import cycle between its modules, no function over 80 lines, no class
+over 300, no file over 400; at most 10 loose modules in parser/; every user error with its code."""
 import ast
 from pathlib import Path
 
@@ -73,3 +74,41 @@ def test_no_function_over_80_lines():
             for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80]
     assert long == []
+
+
+def test_no_class_over_300_lines_and_no_file_over_400():
+    classes = [(str(path.relative_to(PACKAGE.parent)), node.name, node.end_lineno - node.lineno + 1)
+               for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 300]
+    assert classes == []
+    files = [(str(path.relative_to(PACKAGE.parent)), n) for path in PACKAGE.rglob("*.py")
+             if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400]
+    assert files == []
+
+
+def test_the_parser_is_in_rooms():
+    """parser/ holds its rooms (systems, oracles, decoding, component, graph) and at most 10 loose modules."""
+    loose = [p.name for p in (PACKAGE / "parser").glob("*.py")]
+    assert len(loose) <= 10, loose
+    assert {"systems", "oracles", "decoding", "component", "graph"} <= {p.name for p in (PACKAGE / "parser").iterdir()}
+
+
+def test_every_user_error_is_raised_with_its_code():
+    """Each ``UserError`` (and ``InputError``, ``ConlluError``) the package raises is made from a
+    message of ``Errors``, which carries its code, or passes one on (a name): never a string built
+    on the spot, whose code would be lost; and every message of ``Errors`` knows its code."""
+    from spacy_planar.errors import Errors
+
+    built = []
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                    "UserError", "InputError", "ConlluError") and node.args:
+                message = node.args[-1] if node.func.id != "UserError" else node.args[0]
+                source = ast.get_source_segment(text, message)
+                if not (source.startswith("Errors.") or isinstance(message, ast.Name)):
+                    built.append((str(path.relative_to(PACKAGE.parent)), node.lineno, source))
+    assert built == []
+    codes = [name for name in vars(Errors) if name[:1] == "E" and name[1:].isdigit()]
+    assert len(codes) > 100 and all(getattr(Errors, name).code == name for name in codes)

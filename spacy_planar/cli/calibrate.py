@@ -11,7 +11,8 @@ from spacy_planar.cli._app import app, load_pipeline, msg
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
-from spacy_planar.parser.decoding.kbest import KBEST_BEAM, uncalibrated
+from spacy_planar.defaults import KBEST_BEAM
+from spacy_planar.parser.decoding.kbest import uncalibrated
 from spacy_planar.parser.component.pipe import PlanarParser
 
 

@@ -16,7 +16,7 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.pipelines import header_line, pipeline_id, pipeline_path
 from spacy_planar.model.treebanks import set_treebank
 from spacy_planar.parser.decoding.repairs import summary
-from spacy_planar.parser.decoding.kbest import KBEST_BEAM
+from spacy_planar.defaults import KBEST_BEAM
 
 
 @app.command()

@@ -20,7 +20,7 @@ from spacy_planar.io.conllu import (
 )
 from spacy_planar.io.pipelines import pipeline_path
 from spacy_planar.eval.render import html_page, sentence_svgs, stacked_svg
-from spacy_planar.parser.decoding.kbest import KBEST_BEAM
+from spacy_planar.defaults import KBEST_BEAM
 
 
 def head_probs(misc: List[str]) -> Optional[List[Optional[float]]]:

@@ -29,7 +29,7 @@ import unicodedata
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from spacy_planar.errors import Errors, UserError
+from spacy_planar.errors import Errors, InputError, UserError
 from spacy_planar.io.conllu import check_input, is_word_line
 
 EXCLUDE_N = 5  # words in a run shared with held-out text that drop a line
@@ -81,9 +81,9 @@ def _text_lines(path: Path) -> Iterator[Tuple[int, str]]:
                 try:
                     yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as e:
-                    raise UserError(f"{path}:{number}: " + Errors.E001.format(reason=e.reason, start=e.start)) from None
+                    raise InputError(path, number, Errors.E001.format(reason=e.reason, start=e.start)) from None
     except (EOFError, lzma.LZMAError, OSError) as e:  # a compressed file cut short or not compressed so
-        raise UserError(f"{path}:{number + 1}: " + Errors.E113.format(reason=e)) from None
+        raise InputError(path, number + 1, Errors.E113.format(reason=e)) from None
 
 
 def file_lines(path: Path) -> Iterator[str]:
@@ -108,7 +108,7 @@ def file_lines(path: Path) -> Iterator[str]:
         elif not line.startswith("#"):
             cols = line.split("\t")
             if len(cols) < 2:
-                raise UserError(f"{path}:{number}: " + Errors.E002.format(n=len(cols)))
+                raise InputError(path, number, Errors.E002.format(n=len(cols)))
             if cols[0].isdigit():  # words, not ranges or empty nodes
                 forms.append(cols[1])
     if forms:

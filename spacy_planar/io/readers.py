@@ -51,7 +51,7 @@ def create_corpus(path: Union[str, Path], sentences: int = 10, max_length: int =
     first (``TREEBANKS_KEY``), which a treebank embedding (``CharEmbed.v3``'s
     ``treebank_width``) learns from (Stymne et al. 2018)."""
     if sentences < 1:
-        raise ValueError(f"spacy-planar.Corpus.v1: sentences must be at least 1, got {sentences}")
+        raise UserError(Errors.E159.format(sentences=sentences))
     others = treebank_paths(treebanks)
 
     def read(nlp) -> Iterator[Example]:
@@ -76,7 +76,7 @@ def configure_batches(size: Union[int, Sequence[int]], tolerance: float, discard
     target's alone however large the others are. One treebank: spaCy's
     batches as they are."""
     if share < 0:
-        raise ValueError(f"spacy-planar.batch_by_words.v1: share must be 0 or more, got {share}")
+        raise UserError(Errors.E160.format(share=share))
     batch = configure_minibatch_by_words(size=size, tolerance=tolerance, discard_oversize=discard_oversize,
                                          get_length=get_length)
 

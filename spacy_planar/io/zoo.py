@@ -78,10 +78,10 @@ def read_index(location: str) -> Tuple[List[Dict], str]:
         data = f.read()
     try:
         entries = json.loads(data.decode("utf-8"))
-        if not isinstance(entries, list) or not all("name" in e and "sha256" in e for e in entries):
-            raise ValueError("not a list of pipelines")
     except (UnicodeDecodeError, ValueError) as e:
         raise UserError(Errors.E149.format(location=location, reason=e)) from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "name" in e and "sha256" in e for e in entries):
+        raise UserError(Errors.E149.format(location=location, reason="not a list of pipelines"))
     return entries, location
 
 

@@ -27,7 +27,7 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.eval.metrics import LENGTH_BINS, Scores, paired_bootstrap, shown
 from spacy_planar.io.conllu import atomic_output, read_conllu
 from spacy_planar.io.doc_trees import ud_tree
-from spacy_planar.parser.decoding.kbest import KBEST_BEAM
+from spacy_planar.defaults import KBEST_BEAM
 from spacy_planar.parser.decoding.repairs import REPAIRS, summary
 from spacy_planar.parser.component.pipe import PlanarParser
 from spacy_planar.trees.transforms import apply_transforms, check_transforms

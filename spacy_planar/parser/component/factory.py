@@ -5,7 +5,7 @@ from typing import Callable, List, Optional
 from spacy.language import Language
 from thinc.api import Config, Model
 
-from spacy_planar.defaults import EXTRA_ROOT_LABEL
+from spacy_planar.defaults import PARSER_OPTIONS
 from spacy_planar.parser import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
 from spacy_planar.parser.component import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
 from spacy_planar.parser.component.pipe import PlanarParser
@@ -58,23 +58,8 @@ DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
 @Language.factory(
     "planar_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
-    default_config={
-        "model": DEFAULT_MODEL["model"],
-        "transition_system": DEFAULT_MODEL["transition_system"],
-        "single_root": True,
-        "root_label": None,
-        "extra_root_label": EXTRA_ROOT_LABEL,
-        "exploration": 0.9,
-        "exploration_nonprojective": None,
-        "exploration_keep_order": False,
-        "beam_width": 1,
-        "beam_density": 0.0,
-        "beam_merge": False,
-        "beam_update": "local",
-        "n_best": 1,
-        "tree_transforms": [],
-        "scorer": DEFAULT_MODEL["scorer"],
-    },
+    default_config={"model": DEFAULT_MODEL["model"], "transition_system": DEFAULT_MODEL["transition_system"],
+                    **PARSER_OPTIONS, "scorer": DEFAULT_MODEL["scorer"]},
     default_score_weights={
         "dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "dep_np_p": None, "dep_np_r": None,
         "dep_np_f": 0.0, "sents_p": None, "sents_r": None, "sents_f": 0.0,

@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_planar.defaults import COMPACT_BELOW
 from spacy_planar.errors import Errors, UnexpectedError, Warnings, debugging, unexpected
 from spacy_planar.parser.decoding.beam import Beam, BeamRun, GoldBeam
 from spacy_planar.parser.catalog import make_oracle
@@ -25,8 +26,6 @@ from spacy_planar.parser.oracles import Oracle
 from spacy_planar.parser.systems.base import TransitionSystem, Tree
 from spacy_planar.parser.systems.contract import check
 from spacy_planar.parser.systems.state import INT, States
-
-COMPACT_BELOW = 0.5
 
 # chooser(states, oracle or None, original rows, offsets, live) -> [B] action ids (-1: none)
 Chooser = Callable[[States, Optional[Oracle], np.ndarray, np.ndarray, np.ndarray], np.ndarray]

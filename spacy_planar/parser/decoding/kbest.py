@@ -40,9 +40,6 @@ from spacy_planar.eval.metrics import calibration, same_arcs
 Parse = Tuple[float, List[int], List[str]]  # (probability, heads, labels)
 
 
-# the beam that k-best parses and arc probabilities are computed with unless told otherwise
-# (parse --kbest / --confidence, calibrate, render --confidence)
-KBEST_BEAM = 8
 
 
 def distinct_parses(finals: Sequence[Tuple],
