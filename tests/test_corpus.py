@@ -354,3 +354,46 @@ def test_the_sentencizer_splits_lines_and_leaves_the_pipeline_alone(model, tmp_p
         sents = list(read_conllu(out))
         assert len(sents) == n_sents and all(s.heads.count(0) == 1 for s in sents)
     assert nlp.pipe_names == names
+
+
+SECOND_ROOT = '''
+from spacy_planar.parser.decoding.codec import TreeCodec
+
+_from_system = TreeCodec.from_system
+
+
+def from_system(self, tree):  # every tree of more than one word gets a second root: the codec repairs it (W090)
+    heads, labels = _from_system(self, tree)
+    if len(heads) > 1:
+        k = next(i for i, h in enumerate(heads) if h != 0)
+        heads[k], labels[k] = 0, self.settings.root_label
+    return heads, labels
+
+
+TreeCodec.from_system = from_system
+'''
+
+
+@pytest.mark.parametrize("how", [[], ["--n-process", "2"]])
+def test_parse_and_parse_corpus_print_what_the_parser_repaired(model, tmp_path, how):
+    """A parser whose trees come out with a second root (``sitecustomize`` makes it so, in every
+    process): `parse` and `parse-corpus` (the pool's workers too) say how many sentences were
+    repaired, by code, in one line, and the outputs are trees with one root."""
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(SECOND_ROOT, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "SPACY_PLANAR_DEBUG"}  # warned and counted, not raised
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "hook"), env.get("PYTHONPATH", "")])
+    corpus = write_corpus(tmp_path / "in", 4)
+    cmd = [sys.executable, "-m", "spacy_planar", "parse-corpus", str(model), str(corpus), str(tmp_path / "out"), *how]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = [line for line in (res.stdout + res.stderr).splitlines() if "Repairs:" in line]
+    assert len(lines) == 1 and "W090 extra roots attached" in lines[0], res.stdout + res.stderr
+    assert re.search(r"Repairs: (\d+) \(W090 extra roots attached: \1\)", lines[0]), lines[0]
+    parsed = [s for out in (tmp_path / "out").rglob("*.conllu") for s in read_conllu(out)]
+    assert all(s.heads.count(0) == 1 for s in parsed)
+    assert int(re.search(r"Repairs: (\d+)", lines[0]).group(1)) == sum(len(s.heads) > 1 for s in parsed)
+    one = next(corpus.rglob("*.conllu"))
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "parse", str(model), str(one),
+                          str(tmp_path / "one.conllu")], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0 and "Repairs: " in res.stdout and "W090 extra roots attached" in res.stdout, res.stdout

@@ -12,11 +12,11 @@ from spacy_planar.cli._app import fail, flag, lab_app, load_pipeline, msg
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.decoding.driver import greedy_parse
+from spacy_planar.parser.decoding.driver import drive, greedy_chooser
 
 
 class EndOfBuffer:
-    """A parse observer (``driver.greedy_parse(..., observer=...)``): the words on the active
+    """A greedy parse watched (its chooser wrapped: ``watching``): the words on the active
     stack when each sentence's buffer first empties, and the moves made
     after that. A greedy parser that shifts where it should attach reaches
     the end of the buffer with fuller stacks, and must then sort them out
@@ -31,14 +31,22 @@ class EndOfBuffer:
         self.first: Dict[int, int] = {}  # unit (token offset) -> stack size
         self.moves: Dict[str, int] = {}
 
-    def __call__(self, system, st, actions, offsets) -> None:
-        for r in np.flatnonzero(actions >= 0).tolist():
-            unit = int(offsets[r])
-            if unit in self.first:
-                move = self.move_names[int(system.table.move_of[actions[r]])]
-                self.moves[move] = self.moves.get(move, 0) + 1
-            elif st.bp[r] == 0:
-                self.first[unit] = int(st.sp[r, st.active[r]])
+    def watching(self, system, choose):
+        """``choose`` (a ``driver.Chooser``) that also records, before each move, each live
+        sentence's stack where its buffer is empty for the first time, and every move from then on."""
+
+        def watched(st, oracle, rows, offsets, live):
+            actions = choose(st, oracle, rows, offsets, live)
+            for r in np.flatnonzero(live & (actions >= 0)).tolist():
+                unit = int(offsets[r])
+                if unit not in self.first and st.bp[r] == 0:
+                    self.first[unit] = int(st.sp[r, st.active[r]])
+                if unit in self.first:
+                    move = self.move_names[int(system.table.move_of[actions[r]])]
+                    self.moves[move] = self.moves.get(move, 0) + 1
+            return actions
+
+        return watched
 
     def summary(self, top: int = 8) -> Dict:
         sizes = np.array(list(self.first.values()), dtype=np.int64)
@@ -73,8 +81,10 @@ def stacks(
     docs = list(given_sentences(nlp, input_docs(nlp, sents), disable=[name]))
     scorer = parser.model.predict(docs)  # one batch, one sentence a Doc: a unit's first token names it
     offsets = np.cumsum([0] + [len(doc) for doc in docs])[:-1]
-    greedy_parse(parser.system, lambda *x: parser.model.ops.to_numpy(scorer(*x)), [len(doc) for doc in docs],
-                 offsets, finish=parser.settings.single_root, observer=observer)
+    system = parser.system
+    choose = greedy_chooser(system, lambda *x: parser.model.ops.to_numpy(scorer(*x)))
+    drive(system, system.init_states([len(doc) for doc in docs], finish=parser.settings.single_root),
+          observer.watching(system, choose), offsets=offsets)
     res = observer.summary()
     if as_json:
         print(json.dumps(res, indent=2))

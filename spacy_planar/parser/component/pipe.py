@@ -192,7 +192,7 @@ class PlanarParser(SavesSettings, TrainablePipe):
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         self.model.initialize(X=sample)
         if self.teachers is not None:
-            self.teachers.check(settings.to_dict())
+            self.teachers.check(settings)
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -299,7 +299,7 @@ class PlanarParser(SavesSettings, TrainablePipe):
             return [[] for _ in docs]
         settings = self.settings if beam_width is None else replace(self.settings, beam_width=int(beam_width))
         scorer = self.model.predict(docs) if scorer is None else scorer
-        return parse_docs(self.system, scorer, self.model.ops, docs, found, settings, self.repaired)
+        return parse_docs(self.system, scorer, self.model.ops, docs, found, settings)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Heads and labels of every unit, brought back to UD and checked

@@ -76,13 +76,14 @@ class Teachers:
     @property
     def labels(self) -> List[str]:
         """Every label of the teachers' parsers (the student's take them all)."""
-        return sorted({label for _, _, parser in self.members for label in parser.cfg["labels"]})
+        return sorted({label for _, _, parser in self.members for label in parser.settings.labels})
 
-    def check(self, cfg: dict) -> None:
-        """A one-line error (E138) where a teacher's moves are not the student's (``cfg``: its parser's)."""
+    def check(self, settings) -> None:
+        """A one-line error (E138) where a teacher's moves are not the student's (``settings``: its
+        parser's ``ParserSettings``)."""
         for path, _, parser in self.members:
             for key in ("labels", "root_label", "system", "features", "label_features"):
-                if parser.cfg.get(key) != cfg.get(key):
+                if getattr(parser.settings, key) != getattr(settings, key):
                     raise UserError(Errors.E138.format(path=path, reason=f"its parser's {key} differ"))
 
     def scorer(self, docs: List) -> EnsembleScorer:
@@ -100,7 +101,6 @@ class Teachers:
         """The ensemble's probabilities of the valid moves of the states
         ``inputs`` name (the student's scorer's inputs)."""
         return softmax_over(ops.xp, ops.asarray(self.scorer(docs)(*inputs)), ops.asarray(valid))
-
 
     def loss(self, ops, scores, targets, valid, teacher_probs):
         """Cross-entropy with the teachers' distribution (gradient ``p - q``),

@@ -47,16 +47,27 @@ class TreeCodec:
         return self.system.label_tree(self.encode(tree))
 
     # --- out -----------------------------------------------------------------------------
+    def from_system(self, tree: Tree) -> Tree:
+        """A parsed tree in the system's terms brought back to the transforms' terms (the
+        system's decoding alone: deprojectivize), what the parser was trained to build."""
+        heads, labels = self.system.decode_tree(list(tree[0]), list(tree[1]))
+        return list(heads), list(labels)
+
+    def restored(self, tree: Tree) -> Tuple[Tree, bool]:
+        """A tree in the transforms' terms brought back to UD (their inverses, the last first),
+        and whether that left a tree (where not: the tree as it was, labels cleaned)."""
+        if not self.settings.tree_transforms:
+            return (list(tree[0]), list(tree[1])), True
+        return restored(self.settings.tree_transforms, *tree)
+
     def decode(self, tree: Tree, found: Counter) -> Tree:
         """One parsed tree (the system's terms) back to UD, repairs counted in ``found``:
         an inverse transform that would not leave a tree keeps the tree as parsed
         (``INVERSE_BROKE``); extra roots under ``single_root`` go under the largest part's
         root (``EXTRA_ROOTS``). Labels keep the pseudo-projective marks until ``output_trees``."""
         s = self.settings
-        heads, labels = self.system.decode_tree(list(tree[0]), list(tree[1]))
-        if s.tree_transforms:  # the last transform first, after the system's decoding
-            (heads, labels), ok = restored(s.tree_transforms, heads, labels)
-            found[repairs.INVERSE_BROKE] += not ok
+        (heads, labels), ok = self.restored(self.from_system(tree))  # the last transform first
+        found[repairs.INVERSE_BROKE] += not ok
         if s.single_root and sum(1 for h in heads if h == 0) > 1:
             found[repairs.EXTRA_ROOTS] += 1
             heads, labels = one_root(heads, labels, s.root_label, s.extra_root_label)
@@ -66,10 +77,8 @@ class TreeCodec:
         """A beam's other final tree in UD terms as ``decode`` brings back the best (its inverse
         that would not leave a tree: as parsed, ``ALTERNATIVE_AS_PARSED``), labels undecorated;
         None (``ALTERNATIVE_LEFT_OUT``) where it is not a tree with one root under ``single_root``."""
-        heads, labels = self.system.decode_tree(list(tree[0]), list(tree[1]))
-        if self.settings.tree_transforms:
-            (heads, labels), ok = restored(self.settings.tree_transforms, heads, labels)
-            found[repairs.ALTERNATIVE_AS_PARSED] += not ok
+        (heads, labels), ok = self.restored(self.from_system(tree))
+        found[repairs.ALTERNATIVE_AS_PARSED] += not ok
         if not are_trees(np.asarray(heads, dtype=np.int64), [len(heads)])[0] or (
                 self.settings.single_root and sum(1 for h in heads if h == 0) != 1):
             found[repairs.ALTERNATIVE_LEFT_OUT] += 1
@@ -78,17 +87,18 @@ class TreeCodec:
 
     def output_trees(self, predictions: List[List], name: str, repaired: Counter
                      ) -> Tuple[np.ndarray, List[str], List[int], List[Optional[List]]]:
-        """Every unit's tree in UD terms, concatenated: (heads, labels, lengths), and per unit
-        its beam's final states in UD terms (None where ``n_best`` is 1); a unit that is not a
+        """Every unit's tree (``parsing.Parsed``) in UD terms, concatenated: (heads, labels, lengths),
+        and per unit its beam's final states in UD terms (None where ``n_best`` is 1); a unit that is not a
         tree becomes a flat one (``NOT_A_TREE``). Every repair is added to ``repaired`` and
         reported (``repairs.report``)."""
         s = self.settings
         found: Counter = Counter()
         trees, alternatives = [], []
         for doc_units in predictions:
-            for _, tree, finals in sorted(doc_units, key=lambda unit: unit[0]):
-                trees.append(self.decode(tree, found))
-                alternatives.append(None if finals is None else self.alternatives(finals, found))
+            for unit in sorted(doc_units, key=lambda unit: unit.span):
+                found[repairs.FELL_OUT] += unit.fell_out
+                trees.append(self.decode(unit.tree, found))
+                alternatives.append(None if unit.finals is None else self.alternatives(unit.finals, found))
         lengths = [len(h) for h, _ in trees]
         heads = np.asarray([h for tree, _ in trees for h in tree], dtype=np.int64)
         labels = [label for _, tree_labels in trees for label in tree_labels]

@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from spacy_planar.defaults import COMPACT_BELOW
-from spacy_planar.errors import Errors, UnexpectedError, Warnings, debugging, unexpected
+from spacy_planar.errors import Errors, UnexpectedError, debugging, unexpected
 from spacy_planar.parser.decoding.beam import Beam, BeamRun, GoldBeam
 from spacy_planar.parser.catalog import make_oracle
 from spacy_planar.parser.oracles import Oracle
@@ -33,15 +33,14 @@ Chooser = Callable[[States, Optional[Oracle], np.ndarray, np.ndarray, np.ndarray
 
 def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Optional[Oracle] = None,
           offsets: Optional[np.ndarray] = None, keep_trees: bool = False, bounded: bool = False,
-          compact_below: float = COMPACT_BELOW, observer: Optional[Callable] = None) -> List[Optional[Tree]]:
+          compact_below: float = COMPACT_BELOW) -> List[Optional[Tree]]:
     """Run ``choose`` until every state is final (or has no valid action).
 
     ``offsets``: each row's first token among the batch's tokens (features);
     ``keep_trees``: return the output tree of every row (else Nones), in
     the system's terms (``codec.TreeCodec.decode`` brings them back to UD);
-    ``bounded``: raise UnexpectedError if a state outlives ``system.max_steps``;
-    ``observer(system, states, actions (-1: none), offsets)``: called after
-    each step (diagnostics: ``spacy-planar stacks``)."""
+    ``bounded``: raise UnexpectedError if a state outlives ``system.max_steps``.
+    (A diagnostic that watches the states wraps ``choose``: ``lab/stacks.py``.)"""
     rows = np.arange(st.B)  # the original row of each state
     offsets = np.zeros(st.B, dtype=INT) if offsets is None else offsets
     bound = np.array([system.max_steps(n) for n in st.n], dtype=INT) if bounded else None
@@ -68,8 +67,6 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
             unexpected(Errors.E092.format(system=system.name, count=int(stuck.sum()), states=st.B))
             dead |= stuck
         system.apply(st, actions)
-        if observer is not None:
-            observer(system, st, np.where(done, -1, actions), offsets)
         if bound is not None and (st.steps > bound).any():
             raise UnexpectedError(Errors.E072.format(system=system.name))
 
@@ -177,18 +174,23 @@ def exploration_run(system: TransitionSystem, st: States, oracle: Oracle, score:
 
 
 def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
-                 finish: bool = False, observer: Optional[Callable] = None,
-                 tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
+                 finish: bool = False, tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
     """Parse units of the given lengths (their first tokens at ``offsets``
     among the scorer's tokens) with the best-scored valid action of each
     state (``finish``: under the tree constraint; ``tags``: the words' tags,
     for the systems that read them)."""
     st = system.init_states(lengths, finish=finish, tags=tags)
 
+    return drive(system, st, greedy_chooser(system, score), offsets=offsets, keep_trees=True)
+
+
+def greedy_chooser(system: TransitionSystem, score: Callable) -> Chooser:
+    """The chooser of a greedy parse: each live state's best-scored valid action."""
+
     def choose(st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
         return system.best_actions(score(*system.model_inputs(st, offsets)), st, live)
 
-    return drive(system, st, choose, offsets=offsets, keep_trees=True, observer=observer)
+    return choose
 
 
 def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
@@ -202,14 +204,14 @@ def beam_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int]
     final state of its beam as (total log-probability, tree, per word the
     log-probability of the move that gave it its head), best first.
     ``lost``: a list that gets the sentences that fell out of their beam
-    (never expected: reported, W093) and were parsed greedily instead."""
+    (never expected) and were parsed greedily instead: the caller counts and reports them
+    (``codec.TreeCodec.output_trees``, W093)."""
     st = system.init_states(lengths, finish=finish, tags=tags)
     beam = Beam(system, st, offsets, beam_width, density=density, merge=merge, keep_all=finals is not None)
     while not beam.done:
         beam.advance(score)
     fell_out = [k for k, tree in enumerate(beam.trees) if tree is None]
     if fell_out:  # a beam always has a move
-        unexpected(Warnings.W093.format(system=system.name, count=len(fell_out), sentences=len(lengths)))
         lost_tags = [tags[k] for k in fell_out] if tags is not None else None
         for k, tree in zip(fell_out, greedy_parse(system, score, [lengths[k] for k in fell_out], offsets[fell_out],
                                                   finish, tags=lost_tags)):

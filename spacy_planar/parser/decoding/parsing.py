@@ -4,15 +4,13 @@ beam), whitespace tokens set aside and attached after the parse, and the
 trees brought back to UD and checked before they are written."""
 from __future__ import annotations
 
-from collections import Counter
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
-from spacy_planar.parser.decoding import repairs
 from spacy_planar.parser.decoding.driver import batches, beam_parse, greedy_parse
 from spacy_planar.parser.decoding.kbest import arc_confidence, calibrated, distinct_parses
 from spacy_planar.parser.systems import TransitionSystem, Tree
@@ -46,14 +44,22 @@ def units(doc: Doc) -> List[Tuple[int, int]]:
     return [(0, len(doc))]
 
 
-def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], settings,
-               repaired: Optional[Counter] = None) -> List[List]:
-    """The trees of the units ``found`` of ``docs``, per Doc ((start, end),
-    tree), scored by ``scorer`` (the model's ``StateScorer`` over the Docs'
-    tokens) with the component's ``settings`` (``component.settings.ParserSettings``); ``repaired`` counts the
-    units parsed greedily because they fell out of their beam. Whitespace
-    tokens are not parsed (``with_whitespace``); the loop keeps BLAS on one
-    thread."""
+class Parsed(NamedTuple):
+    """A unit's parse: its (start, end) in its Doc, its tree in the system's terms, its beam's
+    final states (where ``n_best`` > 1) and whether it fell out of its beam and was parsed
+    greedily (never expected: ``codec.TreeCodec.output_trees`` counts and reports it)."""
+    span: Tuple[int, int]
+    tree: Tree
+    finals: Optional[List] = None
+    fell_out: bool = False
+
+
+def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], settings
+               ) -> List[List[Parsed]]:
+    """The parse (``Parsed``) of each unit ``found`` of ``docs``, per Doc, scored by ``scorer``
+    (the model's ``StateScorer`` over the Docs' tokens) with the component's ``settings``
+    (``component.settings.ParserSettings``). Whitespace tokens are not parsed
+    (``with_whitespace``); the loop keeps BLAS on one thread."""
     out: List[List] = [[] for _ in docs]
     space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
     spaced = bool(space.any())
@@ -62,7 +68,7 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
     score = lambda *x: ops.to_numpy(scorer(*x))  # noqa: E731
     with one_blas_thread():
         if not spaced:
-            parse_units(system, score, docs, found, out, settings, repaired=repaired)
+            parse_units(system, score, docs, found, out, settings)
             return out
         doc_start = np.cumsum([0] + [len(d) for d in docs])
         compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
@@ -76,22 +82,21 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
                 units_read.append((k, row, row + len(w)))
                 tokens[k, row] = s + w
         parse_units(system, score, docs, units_read, parsed, settings, starts=np.zeros(len(docs), dtype=INT),
-                    tokens=tokens, repaired=repaired)
+                    tokens=tokens)
         # each unit's parse by its first row: parse_units returns a Doc's units in its batches' order (by length)
-        by_row = {(k, start): (tree, alts)
-                  for k, doc_trees in enumerate(parsed) for (start, _), tree, alts in doc_trees}
+        by_row = {(k, unit.span[0]): unit for k, doc_trees in enumerate(parsed) for unit in doc_trees}
         for (k, s, e), w, row in zip(found, words, rows):
-            tree, alts = by_row[k, row] if len(w) else (([], []), None)
+            unit = by_row[k, row] if len(w) else Parsed((s, e), ([], []))
             spaced_tree = lambda t: with_whitespace(t, w, e - s, settings.extra_root_label, settings.root_label)  # noqa
-            out[k].append(((s, e), spaced_tree(tree),
-                           None if alts is None else [(total, spaced_tree(t), spaced_scores(local, w, e - s))
-                                                      for total, t, local in alts]))
+            finals = None if unit.finals is None else [(total, spaced_tree(t), spaced_scores(local, w, e - s))
+                                                        for total, t, local in unit.finals]
+            out[k].append(Parsed((s, e), spaced_tree(unit.tree), finals, unit.fell_out))
     return out
 
 
 def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], found: List[Unit], out: List,
                 settings, starts: Optional[np.ndarray] = None,
-                tokens: Optional[Dict] = None, repaired: Optional[Counter] = None) -> None:
+                tokens: Optional[Dict] = None) -> None:
     """Parse the units ``found`` ((Doc, start, end)) of ``docs`` in batches
     of similar length, their trees into ``out`` (one list per Doc, each
     unit's ((start, end), tree, its beam's final states as (total, tree, the
@@ -99,7 +104,7 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
     ``n_best`` is 1)); the scorer's rows of a Doc's tokens begin at ``starts`` (default: the Docs'
     tokens one after another). With ``tokens`` the units are rows of the
     scorer, ``tokens[Doc, start]`` naming their tokens in the Doc;
-    ``repaired`` counts the units that fell out of their beam (``repairs.FELL_OUT``)."""
+    A unit that fell out of its beam is parsed greedily and marked (``Parsed.fell_out``)."""
     doc_start = np.cumsum([0] + [len(d) for d in docs]) if starts is None else starts
     width = settings.beam_width
     # top-down's FIRST lookahead reads the words' UPOS where an earlier component set them
@@ -115,17 +120,15 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
             tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
                     if has_pos[k] else [""] * (e - s) for k, s, e in group]
         finals = [] if width > 1 and settings.n_best > 1 else None
+        lost: List[int] = []
         if width > 1:
-            lost: List[int] = []
             trees = beam_parse(system, score, lengths, offsets, width, density=settings.beam_density,
                                merge=settings.beam_merge, finish=settings.single_root, tags=tags, finals=finals,
                                lost=lost)
-            if repaired is not None:
-                repaired[repairs.FELL_OUT] += len(lost)
         else:
             trees = greedy_parse(system, score, lengths, offsets, finish=settings.single_root, tags=tags)
         for i, ((k, s, e), tree) in enumerate(zip(group, trees)):
-            out[k].append(((s, e), tree, None if finals is None else finals[i]))
+            out[k].append(Parsed((s, e), tree, None if finals is None else finals[i], i in lost))
 
 
 def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_label: str) -> Tree:

@@ -26,7 +26,7 @@ from spacy_planar.parser.decoding.codec import TreeCodec
 from spacy_planar.parser.component.saving import SavesSettings
 from spacy_planar.parser.component.extensions import register as register_extensions
 from spacy_planar.parser.component.factory import base_tok2vec
-from spacy_planar.parser.decoding.parsing import units, with_whitespace
+from spacy_planar.parser.decoding.parsing import Parsed, units, with_whitespace
 from spacy_planar.parser.component.training import GoldTrees
 from spacy_planar.trees.algorithms import Tree
 from spacy_planar.trees.transforms import check_transforms, clean_label
@@ -236,7 +236,7 @@ class BiaffineParser(SavesSettings, TrainablePipe):
         transforms, checked), and each word's probability of its head and label
         (``Token._.head_prob``)."""
         docs = list(docs)
-        trees = [[(span, tree, None) for span, tree, _ in doc_units] for doc_units in predictions]
+        trees = [[Parsed(span, tree) for span, tree, _ in doc_units] for doc_units in predictions]
         heads, labels, lengths, _ = self.codec.output_trees(trees, self.name, self.repaired)
         if lengths:
             set_trees(docs, heads, labels, lengths)
