@@ -48,7 +48,8 @@ def stanza(
     options, without pretrained vectors unless --vectors gives ours; writes
     OUT/<name> for each EVALUATE file, tagged and parsed on its gold words:
     score them with `spacy-planar evaluate`. Hours for 1,000 sentences on
-    a CPU at Stanza's step count; --steps caps it (OUT/curve.tsv)."""
+    a CPU at Stanza's step count; --steps caps it (OUT/curve.tsv). A rerun
+    into the same OUT keeps a tagger or parser trained there to its end."""
     for path in [train, dev, *evaluate]:
         check_input(path)
         next(iter(read_conllu(path)), None)  # a file that is not CoNLL-U: one line, before hours of training
@@ -65,12 +66,14 @@ def stanza(
     env = dict(os.environ, **({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)} if threads else {}))
     start = time.perf_counter()
     tagged_dev = out / "dev.tagged.conllu"
-    run_stanza(python, "tagger", ["--mode", "train", "--train_file", str(train), "--eval_file", str(dev),
-                                  "--output_file", str(tagged_dev), *tagger_budget, *common], out, env)
+    if not trained(out, "tagger"):  # a rerun keeps a model trained to its end (a budget changed for the parser)
+        run_stanza(python, "tagger", ["--mode", "train", "--train_file", str(train), "--eval_file", str(dev),
+                                      "--output_file", str(tagged_dev), *tagger_budget, *common], out, env)
     run_stanza(python, "tagger", ["--mode", "predict", "--eval_file", str(dev), "--output_file", str(tagged_dev),
                                   *common], out, env)
-    run_stanza(python, "parser", ["--mode", "train", "--train_file", str(train), "--eval_file", str(tagged_dev),
-                                  "--output_file", str(out / "dev.parsed.conllu"), *budget, *common], out, env)
+    if not trained(out, "parser"):
+        run_stanza(python, "parser", ["--mode", "train", "--train_file", str(train), "--eval_file", str(tagged_dev),
+                                      "--output_file", str(out / "dev.parsed.conllu"), *budget, *common], out, env)
     for path in evaluate:  # its words only: Stanza tags them, then parses
         words, tagged = words_only(path, out / f"{path.stem}.words.conllu"), out / f"{path.stem}.tagged.conllu"
         run_stanza(python, "tagger", ["--mode", "predict", "--eval_file", str(words), "--output_file", str(tagged),
@@ -79,6 +82,12 @@ def stanza(
                                       str(out / path.name), "--no_gold_labels", *common], out, env)
     write_curves(out)
     msg.good(f"Stanza trained and parsed in {time.perf_counter() - start:.0f} s: {out} (curves: {out / 'curve.tsv'})")
+
+
+def trained(out: Path, model: str) -> bool:
+    """Whether OUT/MODEL.log records a training of Stanza's that ran to its end."""
+    log = out / f"{model}.log"
+    return log.exists() and "Training ended with" in log.read_text(encoding="utf-8")
 
 
 def step_budget(steps: Optional[int]) -> List[str]:

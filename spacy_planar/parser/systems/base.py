@@ -60,8 +60,11 @@ class TransitionSystem:
         self.actions = ActionSpace(self.table, self.word_move)
         self.labels = self.table.labels
         self.label_ids = {l: i for i, l in enumerate(self.labels)}
-        self.root_label = root_label
-        self.root_id = self.label_ids[root_label]
+        self.root_id = self.label_ids[root_label]  # the root's label, held once: by its id in the table
+
+    @property
+    def root_label(self) -> str:
+        return self.labels[self.root_id]
 
     # --- to be described by each system ------------------------------------------
     def valid_moves(self, st: States) -> np.ndarray:
