@@ -1,6 +1,6 @@
-"""Defaults that no factory's config holds, each written here once and read
-from here everywhere (the parser's own options are its factory's default
-config, ``component/factory.py``)."""
+"""Every default, written here once and read from here everywhere: the planar_parser's options
+(``PARSER_OPTIONS``, which its factory's default config gives: ``parser/component/factory.py``) and
+what no factory holds."""
 ROOT_LABEL = "root"  # UD's label of a sentence's root word
 EXTRA_ROOT_LABEL = "dep"  # the label of what is attached without being parsed (whitespace, a second root)
 PARSER_FACTORIES = ("planar_parser", "biaffine_parser")  # the parsers' factories: a pipeline's parser is one of them

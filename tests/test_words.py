@@ -1,7 +1,7 @@
 """Raw text in, the treebank's tokens, words and sentences out: the training
 reader's runs of sentences (spacy_planar/readers.py), the tok2vec that encodes
 each sentence apart (model/tok2vec.py), the multiword_tokens component
-(component/words.py) and the CoNLL-U it writes."""
+(ud/words.py) and the CoNLL-U it writes."""
 import numpy as np
 import pytest
 import spacy

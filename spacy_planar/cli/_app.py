@@ -1,5 +1,5 @@
 """The ``spacy-planar`` apps, shared by the command modules (as spaCy's
-``cli/_util.py``): the user's commands (``app``, whose modules
+``spacy/cli/_util.py``): the user's commands (``app``, whose modules
 ``cli/__init__.py`` imports) and the laboratory's (``lab_app``, ``spacy-planar
 lab ...``, whose modules are in ``spacy_planar/lab/``); a user error is one line
 and exit 1, once, for every command (``OneLineErrors``)."""
