@@ -584,17 +584,64 @@ def test_ud_config_trains_on_a_treebank_without_a_column(columns, left_out, tmp_
 
 
 def test_project_takes_any_ud_treebank_by_variables():
-    """project.yml's assets are one treebank named by variables: its code
-    and its repository give the three splits' URLs and destinations."""
+    """project.yml's asset for one's own treebank is named by variables: its code and its
+    repository give the three splits' URLs and destinations (the zoo's are `extra`)."""
     from weasel.util import load_project_config
 
     root = Path(__file__).resolve().parents[1]
     config = load_project_config(root, overrides={"vars.treebank": "la_ittb", "vars.ud_repo": "UD_Latin-ITTB"})
-    urls = sorted(a["url"] for a in config["assets"])
+    own = [a for a in config["assets"] if not a.get("extra")]
+    urls = sorted(a["url"] for a in own)
     assert urls == [f"https://raw.githubusercontent.com/UniversalDependencies/UD_Latin-ITTB/master/la_ittb-ud-{s}.conllu"
                     for s in ("dev", "test", "train")]
-    assert sorted(a["dest"] for a in config["assets"]) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test",
-                                                                                                     "train")]
+    assert sorted(a["dest"] for a in own) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test", "train")]
+
+
+def test_the_zoo_fetches_what_it_builds_from_the_network(tmp_path, monkeypatch):
+    """`spacy project run zoo .` and `zoo-la`: the first step fetches (spacy project assets, the
+    network: here a stand-in for the download) the treebanks at the pinned UD release and the
+    Latin Library's repository into assets/zoo; every treebank the builds read is among them,
+    and no build reads ../shared."""
+    import shutil
+
+    import weasel.cli.assets as assets
+    from weasel.util import load_project_config
+
+    root = Path(__file__).resolve().parents[1]
+    config = load_project_config(root)
+    commands = {c["name"]: c for c in config["commands"]}
+    for workflow in ("zoo", "zoo-la"):
+        steps = config["workflows"][workflow]
+        assert steps[0] == "zoo-fetch" and "zoo-latin" in steps
+        assert commands["zoo-fetch"]["script"] == ["python -m spacy project assets . --extra"]
+        for step in steps[1:]:
+            script = " ".join(commands[step]["script"])
+            assert "shared" not in script and "ud_dir" not in script
+    fetched, cloned = [], []
+    project = tmp_path / "clone"
+    project.mkdir()
+    shutil.copy(root / "project.yml", project / "project.yml")
+
+    def download(url, dest, **kwargs):  # the network, as weasel asks it
+        fetched.append(url)
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        Path(dest).write_text("# sent_id = 1\n1\tx\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+
+    def checkout(repo, subpath, dest, **kwargs):
+        cloned.append(repo)
+        Path(dest).mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(assets, "fetch_asset", lambda project_path, url, dest, checksum=None: download(url, dest))
+    monkeypatch.setattr(assets, "git_checkout", checkout)
+    monkeypatch.setattr(assets, "get_git_version", lambda *a, **k: (2, 40))
+    assets.project_assets(project, extra=True)
+    release = config["vars"]["ud_release"]
+    zoo = [u for u in fetched if f"/{release}/" in u]
+    assert len(zoo) >= 10 and all(u.startswith("https://raw.githubusercontent.com/UniversalDependencies/") for u in zoo)
+    assert cloned == ["https://github.com/cltk/lat_text_latin_library"]
+    needed = {dep for step in ("zoo-latin", "zoo-gothic", "zoo-slavonic") for dep in commands[step].get("deps", [])
+              if dep.startswith("assets/")}
+    assert needed and all((project / dep).exists() for dep in needed)
 
 
 @pytest.mark.slow  # half a minute of processes: .ci/run runs it (-m slow)
