@@ -10,6 +10,7 @@ from strategies import labelled_trees
 
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.parser.catalog import SYSTEMS, make_oracle, make_system, system_for_trees
+from spacy_planar.parser.decoding.codec import TreeCodec
 from spacy_planar.parser.decoding.driver import oracle_check, oracle_run
 from spacy_planar.parser.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees.algorithms import is_planar, is_projective, min_planes, projective_order, tree_error
@@ -43,21 +44,21 @@ def test_projective_order_of_figure_1():
 @pytest.mark.parametrize("name,kw", STATIC_VARIANTS)
 def test_oracle_reproduces_figure_1(name, kw):
     trees = [(WHO_HEADS, WHO_LABELS)]
-    res = oracle_check(system_for_trees(name, trees, **kw), trees)
+    res = oracle_check(TreeCodec(system_for_trees(name, trees, **kw)), trees)
     # not planar: link 1-7 (who <- to) crosses 2-8 (did -> ?); 2-planar
     assert (res["reproduced"], res["not_covered"]) == ((0, 1) if name == "planar" else (1, 0))
 
 
 def test_lazy_swaps_later_on_figure_1():
     trees = [(WHO_HEADS, WHO_LABELS)]
-    eager = oracle_check(system_for_trees("swap", trees, oracle="eager"), trees)["transitions"]["SWAP"]
-    lazy = oracle_check(system_for_trees("swap", trees, oracle="lazy"), trees)["transitions"]["SWAP"]
+    eager = oracle_check(TreeCodec(system_for_trees("swap", trees, oracle="eager")), trees)["transitions"]["SWAP"]
+    lazy = oracle_check(TreeCodec(system_for_trees("swap", trees, oracle="lazy")), trees)["transitions"]["SWAP"]
     assert 0 < lazy < eager
 
 
 def check_complete(name, kw, trees):
     system = system_for_trees(name, trees, **kw)
-    res = oracle_check(system, trees)
+    res = oracle_check(TreeCodec(system), trees)
     assert res["reproduced"] == res["trees"] - res["not_covered"]
     if name == "swap":
         assert res["not_covered"] == 0
@@ -90,7 +91,7 @@ def test_oracle_complete_on_samples(treebank_name, name, kw):
                                            pytest.param("en_ewt", marks=pytest.mark.data)])
 def test_lazy_oracle_needs_fewer_swaps(treebank_name):
     trees = gold_trees(treebank_name, every=1 if treebank_name is None else 3)
-    swaps = {o: oracle_check(system_for_trees("swap", trees, oracle=o), trees)["transitions"]["SWAP"]
+    swaps = {o: oracle_check(TreeCodec(system_for_trees("swap", trees, oracle=o)), trees)["transitions"]["SWAP"]
              for o in ("eager", "lazy")}
     assert 0 < swaps["lazy"] < swaps["eager"]
 
@@ -98,10 +99,10 @@ def test_lazy_oracle_needs_fewer_swaps(treebank_name):
 def test_two_planar_switches_only_when_needed():
     trees = gold_trees()
     planar = [t for t in trees if is_planar(t[0])]
-    res = oracle_check(system_for_trees("two_planar", planar), planar)
+    res = oracle_check(TreeCodec(system_for_trees("two_planar", planar)), planar)
     assert "SWITCH" not in res["transitions"]
     crossing = [t for t in trees if not is_planar(t[0])]
-    res = oracle_check(system_for_trees("two_planar", crossing), crossing)
+    res = oracle_check(TreeCodec(system_for_trees("two_planar", crossing)), crossing)
     assert 0 < res["transitions"]["SWITCH"] < 4 * len(crossing)
 
 

@@ -15,6 +15,7 @@ from spacy_planar.cli._app import flag, lab_app, msg, trees_of
 from spacy_planar.io.conllu import read_conllu, roundtrip_diffs
 from spacy_planar.lab.experiments import projectivization_check, tree_transform_check
 from spacy_planar.parser.catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
+from spacy_planar.parser.decoding.codec import TreeCodec
 from spacy_planar.parser.decoding.driver import oracle_check
 from spacy_planar.parser.component.factory import DEFAULT_MODEL
 from spacy_planar.trees.algorithms import analyse
@@ -160,7 +161,7 @@ def oracle(
     start = time.perf_counter()
     options = {"oracle": oracle_name} if spec.oracles else {"encoding": encoding} if encoded else {}
     ts = system_for_trees(system, trees, **options)
-    res = oracle_check(ts, trees)
+    res = oracle_check(TreeCodec(ts), trees)
     res["seconds"] = time.perf_counter() - start
     res = {"file": str(path), "system": system, **({"oracle": oracle_name} if spec.oracles else {}),
            **({"encoding": encoding} if encoded else {}), **res}

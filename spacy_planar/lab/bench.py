@@ -108,6 +108,7 @@ def bench_oracle(
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
     from spacy_planar.parser.catalog import SPECS, system_for_trees
+    from spacy_planar.parser.decoding.codec import TreeCodec
     from spacy_planar.parser.decoding.driver import oracle_check
 
     trees = list(trees_of(path))
@@ -116,7 +117,7 @@ def bench_oracle(
     for spec in SPECS:
         for variant, kw in spec.variants:
             def run(name: str = spec.name, kw: dict = kw) -> int:
-                oracle_check(system_for_trees(name, trees, **kw), trees)
+                oracle_check(TreeCodec(system_for_trees(name, trees, **kw)), trees)
                 return words
             rows[spec.name + (f" ({variant})" if variant else "")] = timed(run, repeats)
     report(rows, as_json, f"oracle {path}")

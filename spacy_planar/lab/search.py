@@ -20,7 +20,6 @@ from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.parser.decoding.beam import log_softmax
 from spacy_planar.parser.decoding.driver import batches, oracle_run
-from spacy_planar.trees.transforms import apply_transforms, restore
 
 
 def derivation_scores(parser, docs: Sequence, trees: Sequence) -> np.ndarray:
@@ -30,7 +29,7 @@ def derivation_scores(parser, docs: Sequence, trees: Sequence) -> np.ndarray:
     the parser does not have (a pseudo-projective lift it never saw, or a
     label unseen in training): no sequence of its actions builds it."""
     system = parser.system
-    prepared = [system.prepare_tree(*tree) for tree in trees]
+    prepared = [parser.codec.encode(tree) for tree in trees]
     out = np.array([0.0 if all(label in system.label_ids for label in t[1]) else -np.inf for t in prepared])
     derivable = np.flatnonzero(np.isfinite(out))
     for part in batches([len(docs[i]) for i in derivable], 256):
@@ -56,14 +55,14 @@ def search_errors(model_dir: Path, gold: Path, widths: Sequence[int]) -> List[Di
     sents = [s for s in read_conllu(gold) if s.heads is not None]
     docs = list(given_sentences(nlp, input_docs(nlp, sents), disable=[name]))
     gold_trees = [(list(s.heads), list(s.deprels)) for s in sents]
-    # scored as the model was trained (its tree transforms applied), compared in UD
-    names = parser.settings.tree_transforms
-    gold_score = derivation_scores(parser, docs, [apply_transforms(names, *g) for g in gold_trees])
+    # scored as the model was trained (its tree transforms applied: the codec's way in), compared in UD
+    codec = parser.codec
+    gold_score = derivation_scores(parser, docs, [codec.transformed(g) for g in gold_trees])
     out = []
     for width in widths:
         # each chosen tree in the transforms' terms, as the model derives it (the system's decoding alone)
-        chosen = [parser.system.decode_tree(*units[0][1]) for units in parser.predict(docs, beam_width=int(width))]
-        wrong = [i for i, (c, g) in enumerate(zip(chosen, gold_trees)) if restore(names, *c) != g]
+        chosen = [codec.from_system(units[0].tree) for units in parser.predict(docs, beam_width=int(width))]
+        wrong = [i for i, (c, g) in enumerate(zip(chosen, gold_trees)) if codec.restored(c)[0] != g]
         chosen_score = derivation_scores(parser, [docs[i] for i in wrong], [chosen[i] for i in wrong])
         # a chosen tree whose static derivation needs a lift the parser never saw (its own derivation lifted
         # otherwise) has no score to set against gold's: counted apart, in neither kind

@@ -13,10 +13,12 @@ way out (never expected) is counted by its code and reported (``repairs.py``).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
 from spacy_planar.parser.decoding import repairs
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.trees.algorithms import are_trees, one_root
@@ -24,13 +26,23 @@ from spacy_planar.trees.pseudoproj import undecorate
 from spacy_planar.trees.transforms import apply_transforms, restored
 
 
+@dataclass
+class CodecSettings:
+    """What a codec reads of its component's settings, for a system used on its own (the lab's
+    oracle runs): no tree transforms, UD's root label, one root."""
+    root_label: str = ROOT_LABEL
+    extra_root_label: str = EXTRA_ROOT_LABEL
+    tree_transforms: List[str] = field(default_factory=list)
+    single_root: bool = True
+
+
 class TreeCodec:
     """The way in and out of ``system`` under ``settings`` (its transforms, root labels, single root:
     a component's settings, ``component.settings.ParserSettings`` or the biaffine's ``GraphSettings``)."""
 
-    def __init__(self, system: TransitionSystem, settings):
+    def __init__(self, system: TransitionSystem, settings=None):
         self.system = system
-        self.settings = settings
+        self.settings = CodecSettings(root_label=system.root_label) if settings is None else settings
 
     # --- in ------------------------------------------------------------------------------
     def transformed(self, tree: Tree) -> Tree:

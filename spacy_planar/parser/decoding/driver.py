@@ -119,17 +119,19 @@ def oracle_run(system: TransitionSystem, trees: Sequence[Tree], with_features: b
     return run
 
 
-def oracle_check(system: TransitionSystem, trees: Sequence[Tree], batch_size: int = 256) -> Dict:
-    """Run the static oracle over gold trees: how many it reproduces exactly,
-    how many the system cannot cover, and the transitions it makes."""
-    prepared = [system.prepare_tree(h, l) for h, l in trees]
+def oracle_check(codec, trees: Sequence[Tree], batch_size: int = 256) -> Dict:
+    """Run the static oracle over gold trees, each in and out through ``codec`` (a
+    ``codec.TreeCodec``): how many it reproduces exactly, how many the system cannot cover,
+    and the transitions it makes."""
+    system = codec.system
+    prepared = [codec.encode(codec.transformed(tree)) for tree in trees]
     reproduced = 0
     counts: Counter = Counter()
     for idx in batches([len(h) for h, _ in trees], batch_size):
         run = oracle_run(system, [prepared[i] for i in idx])
         counts.update(run.moves)
         for i, tree in zip(idx, run.trees):
-            reproduced += system.decode_tree(*tree) == (list(trees[i][0]), list(trees[i][1]))
+            reproduced += codec.restored(codec.from_system(tree))[0] == (list(trees[i][0]), list(trees[i][1]))
     return {"trees": len(trees), "reproduced": reproduced,
             "not_covered": sum(not system.covers(h, l) for h, l in trees),
             "transitions": dict(sorted(counts.items()))}
