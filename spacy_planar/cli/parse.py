@@ -40,8 +40,9 @@ def parse(
     beam: Optional[int] = typer.Option(None, "--beam", help="Parse with a beam of this width (with --kbest or "
                                        f"--confidence: at least K, default {KBEST_BEAM})"),
     ensemble: List[str] = typer.Option(None, "--ensemble", "-e", help="Another pipeline trained on the same "
-                                       "treebank (another seed): parse with both, their taggers' probabilities "
-                                       "and parser's moves averaged (repeat for more)"),
+                                       "treebank (another seed or parser): parse with both, their taggers' "
+                                       "probabilities and parsers' moves (or, of other parsers, trees) averaged "
+                                       "(repeat for more)"),
     treebank: str = typer.Option("", "--treebank", "-t", help="A pipeline trained on several treebanks: write "
                                  "in the style of this one (default: the target, the first it was trained on)"),
     keep_input_columns: bool = flag(False, "--keep-input-columns", help="CoNLL-U input: keep the input's "
@@ -75,9 +76,13 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
     if output_path.exists() and input_path.exists() and output_path.resolve() == input_path.resolve():
         raise UserError(Errors.E133.format(path=output_path))
     settings = beam_settings(beam, kbest, confidence)
+    names = [model, *(ensemble or [])]
+    if ensemble and beam is None and settings is None and len({parser_kind(name) for name in names}) > 1:
+        # parsers of different systems are reparsed: a transition parser votes with its beam's k best parses
+        settings = {"beam_width": KBEST_BEAM}
     # in an ensemble the beam is the transition parsers' (a biaffine member decodes its one tree)
     members = [load_pipeline(name, settings, beam_needed=(kbest > 1 or beam is not None) and not ensemble)
-               for name in [model, *(ensemble or [])]]
+               for name in names]
     if treebank:
         for member in members:
             set_treebank(member, treebank)
@@ -94,6 +99,20 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
                         confidence=confidence, keep_input_columns=keep_input_columns, header=header)
     seconds = time.perf_counter() - start
     report_output(model, report, seconds, output_path, validate, shown or str(output_path))
+
+
+def parser_kind(name: str) -> str:
+    """The parser a pipeline holds, from its config: its transition system's registered name, or
+    ``biaffine_parser`` (``--ensemble`` of different kinds: reparsing, ``parser/ensemble.py``)."""
+    from spacy.util import load_config
+
+    components = load_config(pipeline_path(name) / "config.cfg", interpolate=False)["components"]
+    for component in components.values():
+        if component.get("factory") == "planar_parser":
+            return component.get("transition_system", {}).get("@transition_systems", "")
+        if component.get("factory") == "biaffine_parser":
+            return "biaffine_parser"
+    return ""
 
 
 @contextmanager
