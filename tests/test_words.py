@@ -5,7 +5,7 @@ each sentence apart (model/tok2vec.py), the multiword_tokens component
 import numpy as np
 import pytest
 import spacy
-from conftest import OPS, first_docs, fixture_path
+from conftest import OPS, first_docs, fixture_path, sample
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 
@@ -256,7 +256,7 @@ def _ud_pipeline(seed: int, docs, parser: str = "planar_parser"):
     return nlp
 
 
-def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean():
+def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean(tmp_path):
     """parse --ensemble: a pipeline with itself as the other member gives its
     own annotation, word for word (the mean of equal log-probabilities); two
     seeds give one tree per sentence, and tags, chosen by their mean; members
@@ -294,3 +294,24 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean():
     agreed = [(d, i) for d in range(len(arcs)) for i in range(len(arcs[d])) if trees[1][d][i] == trees[2][d][i]]
     kept = sum(arcs[d][i][0] == trees[1][d][i] for d, i in agreed)
     assert kept / len(agreed) > 0.9
+    # on the command line: the transition parsers of an ensemble of different parsers vote with their
+    # beam's k best parses (--beam unless given: KBEST_BEAM); --kbest is refused there (E158)
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+    from spacy_planar.cli.parse import parser_kind
+    tmp = tmp_path
+    graph.to_disk(tmp / "graph")
+    one.to_disk(tmp / "one")
+    assert parser_kind(str(tmp / "graph")) == "biaffine_parser"
+    assert parser_kind(str(tmp / "one")) == "spacy-planar.arc_eager.v1"
+    gold = sample(fixture_path("dev"), tmp / "gold.conllu", 10)
+    r = CliRunner().invoke(app, ["parse", str(tmp / "graph"), str(gold), str(tmp / "out.conllu"), "--ensemble",
+                                 str(tmp / "one"), "--confidence"])
+    assert r.exit_code == 0, r.output
+    parsed = list(read_conllu(tmp / "out.conllu"))
+    assert len(parsed) == 10 and all(sent.heads.count(0) == 1 for sent in parsed)
+    assert all("HeadProb=" in m for sent in parsed for m in sent.misc)
+    r = CliRunner().invoke(app, ["parse", str(tmp / "graph"), str(gold), str(tmp / "k.conllu"), "--ensemble",
+                                 str(tmp / "one"), "--kbest", "2"])
+    assert r.exit_code == 1 and "E158" in r.output and not (tmp / "k.conllu").exists()
