@@ -29,7 +29,7 @@ from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.parser.component.teachers import Teachers
 from spacy_planar.parser.component.extensions import register as register_extensions
 from spacy_planar.parser.decoding.codec import TreeCodec
-from spacy_planar.parser.component.saving import SavesSettings
+from spacy_planar.parser.component.base import ParserPipe
 from spacy_planar.parser.decoding.parsing import parse_docs, set_parses, units
 from spacy_planar.parser.component.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
@@ -42,7 +42,7 @@ from spacy_planar.trees.transforms import clean_label
 register_extensions()
 
 
-class PlanarParser(SavesSettings, TrainablePipe):
+class PlanarParser(ParserPipe, TrainablePipe):
     """Non-projective transition-based dependency parser.
 
     (Over 300 lines: spaCy's TrainablePipe protocol, each method a short
@@ -72,11 +72,6 @@ class PlanarParser(SavesSettings, TrainablePipe):
         # parsed sentences whose output was repaired, by the code of the repair (repairs.py)
         self.repaired: Counter = Counter()
         self.teachers = None  # teachers.Teachers, where initialize is given them
-
-    @property
-    def cfg(self) -> Dict:
-        """The settings as the component saves them (``settings.ParserSettings.to_dict``); read only."""
-        return self.settings.to_dict()
 
     # --- the transition system and labels ---------------------------------------
     @property
@@ -110,20 +105,9 @@ class PlanarParser(SavesSettings, TrainablePipe):
         return tuple(sorted({clean_label(undecorate(label)) for label in s.labels} | {s.root_label}))
 
     @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    @property
     def skipped(self):
         """Training Examples left out, by reason."""
         return self.trainer.skipped
-
-    def add_label(self, label: str) -> int:
-        if label in self.settings.labels:
-            return 0
-        self.settings.labels = sorted(set(self.settings.labels) | {label})
-        self._reset()
-        return 1
 
     def _resize(self) -> None:
         system = self.system

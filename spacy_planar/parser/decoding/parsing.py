@@ -61,26 +61,17 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
     (``component.settings.ParserSettings``). Whitespace tokens are not parsed
     (``with_whitespace``); the loop keeps BLAS on one thread."""
     out: List[List] = [[] for _ in docs]
-    space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
-    spaced = bool(space.any())
-    if spaced:  # the parse reads the other words only
-        scorer = scorer.restricted(np.flatnonzero(~space))
+    words, rows, kept = unit_words(docs, found)
+    if kept is not None:  # the parse reads the other words only
+        scorer = scorer.restricted(kept)
     score = lambda *x: ops.to_numpy(scorer(*x))  # noqa: E731
     with one_blas_thread():
-        if not spaced:
+        if kept is None:
             parse_units(system, score, docs, found, out, settings)
             return out
-        doc_start = np.cumsum([0] + [len(d) for d in docs])
-        compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
-        words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
         parsed: List[List] = [[] for _ in docs]
-        units_read, tokens, rows = [], {}, []
-        for (k, s, _), w in zip(found, words):
-            row = int(compact[doc_start[k] + s + w[0]]) if len(w) else -1
-            rows.append(row)
-            if len(w):
-                units_read.append((k, row, row + len(w)))
-                tokens[k, row] = s + w
+        units_read = [(k, row, row + len(w)) for (k, _, _), w, row in zip(found, words, rows) if len(w)]
+        tokens = {(k, row): s + w for (k, s, _), w, row in zip(found, words, rows) if len(w)}
         parse_units(system, score, docs, units_read, parsed, settings, starts=np.zeros(len(docs), dtype=INT),
                     tokens=tokens)
         # each unit's parse by its first row: parse_units returns a Doc's units in its batches' order (by length)
@@ -92,6 +83,20 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
                                                         for total, t, local in unit.finals]
             out[k].append(Parsed((s, e), spaced_tree(unit.tree), finals, unit.fell_out))
     return out
+
+
+def unit_words(docs: List[Doc], found: List[Unit]) -> Tuple[List[np.ndarray], List[int], Optional[np.ndarray]]:
+    """What a parse reads of the units ``found`` of ``docs`` where some tokens are whitespace
+    (attached after it, ``with_whitespace``): per unit, its words' positions in it and the row
+    of its first word among the Docs' words (-1: a unit of whitespace only), and the rows of
+    those words among the Docs' tokens (a scorer's ``restricted``); None where no token is
+    whitespace (each unit's words are its tokens, its first row its first token's)."""
+    space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
+    doc_start = np.cumsum([0] + [len(d) for d in docs])
+    compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
+    words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
+    rows = [int(compact[doc_start[k] + s + w[0]]) if len(w) else -1 for (k, s, _), w in zip(found, words)]
+    return words, rows, (np.flatnonzero(~space) if space.any() else None)
 
 
 def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], found: List[Unit], out: List,

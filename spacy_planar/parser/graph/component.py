@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
-from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
@@ -23,10 +22,10 @@ from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers t
 from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.parser.component import scorer as _scorer  # noqa: F401  (registers the default scorer)
 from spacy_planar.parser.decoding.codec import TreeCodec
-from spacy_planar.parser.component.saving import SavesSettings
+from spacy_planar.parser.component.base import ParserPipe
 from spacy_planar.parser.component.extensions import register as register_extensions
 from spacy_planar.parser.component.factory import base_tok2vec
-from spacy_planar.parser.decoding.parsing import Parsed, units, with_whitespace
+from spacy_planar.parser.decoding.parsing import Parsed, unit_words, units, with_whitespace
 from spacy_planar.parser.component.training import GoldTrees
 from spacy_planar.trees.algorithms import Tree
 from spacy_planar.trees.transforms import check_transforms, clean_label
@@ -105,7 +104,7 @@ class GraphSettings:
         return out
 
 
-class BiaffineParser(SavesSettings, TrainablePipe):
+class BiaffineParser(ParserPipe, TrainablePipe):
     """The graph-based parser: a thin layer over ``graph.py`` and the model."""
 
     def __init__(self, vocab, model: Model, name: str, *, root_label: Optional[str], extra_root_label: str,
@@ -122,27 +121,16 @@ class BiaffineParser(SavesSettings, TrainablePipe):
         self.repaired: Counter = Counter()  # what output_trees had to repair (never expected: MST gives trees)
 
     @property
-    def cfg(self) -> Dict:
-        return self.settings.to_dict()
-
-    @property
     def labels(self) -> Tuple[str, ...]:
         s = self.settings
         return tuple(sorted({clean_label(label) for label in s.labels} | {s.root_label}))
 
     @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    @property
     def skipped(self):
         return self.gold.skipped
 
-    def add_label(self, label: str) -> int:
-        if label in self.settings.labels:
-            return 0
-        self.settings.labels = sorted(set(self.settings.labels) | {label})
-        return 1
+    def _reset(self) -> None:
+        """The labels changed: the model's label dimension follows at ``_resize``."""
 
     def _resize(self) -> None:
         """The model's label dimension from the settings' labels."""
@@ -213,13 +201,10 @@ class BiaffineParser(SavesSettings, TrainablePipe):
         if not found:
             return out
         scorer = self.model.predict(docs)
-        space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
-        doc_start = np.cumsum([0] + [len(d) for d in docs])
-        words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
-        if space.any():
-            scorer = scorer.restricted(np.flatnonzero(~space))
-        compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
-        parsed = [(int(compact[doc_start[k] + s + w[0]]), len(w)) for (k, s, _), w in zip(found, words) if len(w)]
+        words, rows, kept = unit_words(docs, found)
+        if kept is not None:  # the parse reads the other words only
+            scorer = scorer.restricted(kept)
+        parsed = [(row, len(w)) for w, row in zip(words, rows) if len(w)]
         decoded = iter(graph.decode(scorer, [r for r, _ in parsed], [n for _, n in parsed]))
         s = self.settings
         for (k, start, end), w in zip(found, words):

@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
-from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 from spacy_planar.io.conllu import PARSES_KEY
 from spacy_planar.io.doc_trees import span_tree, ud_labels
 from spacy_planar.parser.graph import scoring as graph
-from spacy_planar.parser.decoding.parsing import with_whitespace
+from spacy_planar.parser.decoding.parsing import unit_words, with_whitespace
 from spacy_planar.trees.mst import best_tree
 
 Unit = Tuple[int, int, int]  # (Doc, start, end)
@@ -65,17 +64,12 @@ class GraphVotes:
     def __init__(self, parser, docs: Sequence[Doc], found: Sequence[Unit]):
         self.parser = parser
         scorer = parser.model.predict(list(docs))
-        space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
-        self.scorer = scorer.restricted(np.flatnonzero(~space)) if space.any() else scorer
-        doc_start = np.cumsum([0] + [len(d) for d in docs])
-        compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
-        self.words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
-        self.rows = [int(compact[doc_start[k] + s + w[0]]) if len(w) else -1 for (k, s, _), w in zip(found, self.words)]
+        self.words, self.rows, kept = unit_words(list(docs), list(found))
+        self.scorer = scorer.restricted(kept) if kept is not None else scorer
         self.sizes = [e - s for _, s, e in found]
         read = [u for u, w in enumerate(self.words) if len(w)]
-        logp = {u: lp for u, lp in zip(read, _log_probs(self.scorer, [self.rows[u] for u in read],
-                                                           [len(self.words[u]) for u in read]))}
-        self.logp = logp
+        self.logp = dict(zip(read, _log_probs(self.scorer, [self.rows[u] for u in read],
+                                              [len(self.words[u]) for u in read])))
 
     def arcs(self, u: int) -> np.ndarray:
         n, w = self.sizes[u], self.words[u]

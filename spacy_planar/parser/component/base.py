@@ -1,17 +1,34 @@
-"""How a parser component is saved and loaded, the same for ``planar_parser`` and
-``biaffine_parser``: its settings (``cfg``, JSON: what it was configured with and what it
-learned), the vocab and the model, whose dimensions are set from the settings (``_resize``)
-before its weights are read."""
+"""What the two parser components (``planar_parser``, ``biaffine_parser``) share of spaCy's
+TrainablePipe protocol: their settings as ``cfg``, their labels' data, ``add_label``, and how they
+are saved and loaded: the settings (``cfg``, JSON: what each was configured with and what it
+learned), the vocab and the model, whose dimensions are set from the settings (``_resize``) before
+its weights are read."""
 from __future__ import annotations
 
 import srsly
 from spacy import util
 
 
-class SavesSettings:
-    """``to_bytes`` / ``from_bytes`` / ``to_disk`` / ``from_disk`` for a component with ``cfg``
-    (its settings as saved), ``_load_cfg`` (a saved cfg taken back) and ``_resize`` (the model's
-    dimensions from the settings)."""
+class ParserPipe:
+    """For a component with ``settings`` (a dataclass with ``labels`` and ``to_dict``), ``labels``
+    (the plain labels), ``_reset`` (the labels changed), ``_load_cfg`` (a saved cfg taken back)
+    and ``_resize`` (the model's dimensions from the settings)."""
+
+    @property
+    def cfg(self) -> dict:
+        """The settings as the component saves them; read only."""
+        return self.settings.to_dict()
+
+    @property
+    def label_data(self) -> list:
+        return list(self.labels)
+
+    def add_label(self, label: str) -> int:
+        if label in self.settings.labels:
+            return 0
+        self.settings.labels = sorted(set(self.settings.labels) | {label})
+        self._reset()
+        return 1
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         serialize = {
