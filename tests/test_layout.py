@@ -69,6 +69,26 @@ def test_no_import_cycle():
     assert "spacy_planar.corpus.files" in graph["spacy_planar.cli.parse"]  # the graph is read at all
 
 
+def test_the_product_names_nothing_of_the_lab():
+    """No module outside lab/ imports the laboratory or names it in a string (an ``import_module``
+    by name is an import too): the product finds its commands by the ``spacy_planar_lab`` entry
+    point, which pyproject.toml declares and this installation has."""
+    from importlib.metadata import entry_points
+
+    known = modules()
+    named = []
+    for name, path in known.items():
+        if name == "spacy_planar.lab" or name.startswith("spacy_planar.lab."):
+            continue
+        if any(m.startswith("spacy_planar.lab") for m in imports(name, path, known)):
+            named.append((name, "import"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "spacy_planar.lab" in node.value:
+                named.append((name, node.lineno))
+    assert named == []
+    assert [p.value for p in entry_points(group="spacy_planar_lab")] == ["spacy_planar.lab:lab_app"]
+
+
 def test_no_function_over_80_lines():
     long = [(str(path.relative_to(PACKAGE.parent)), node.name, node.end_lineno - node.lineno + 1)
             for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))

@@ -1,8 +1,9 @@
-"""The ``spacy-planar`` apps, shared by the command modules (as spaCy's
+"""The ``spacy-planar`` app, shared by the command modules (as spaCy's
 ``spacy/cli/_util.py``): the user's commands (``app``, whose modules
-``cli/__init__.py`` imports) and the laboratory's (``lab_app``, ``spacy-planar
-lab ...``, whose modules are in ``spacy_planar/lab/``); a user error is one line
-and exit 1, once, for every command (``OneLineErrors``)."""
+``cli/__init__.py`` imports) and the group ``spacy-planar lab ...``, whose
+commands come from the ``spacy_planar_lab`` entry point when it is called
+(``LabGroup``); a user error is one line and exit 1, once, for every command
+(``OneLineErrors``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,6 +24,9 @@ from spacy_planar.io.conllu import SkipReport, check_input, read_conllu
 USER_ERRORS = (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 msg = Printer()
+# the entry-point group whose typer apps are ``spacy-planar lab``'s commands (pyproject.toml)
+LAB_ENTRY_POINTS = "spacy_planar_lab"
+LAB_HELP = "The laboratory: diagnostics, benchmarks and the anchors behind docs/results.md."
 
 
 class OneLineErrors(TyperGroup):
@@ -46,16 +50,16 @@ class OneLineErrors(TyperGroup):
 
 
 class LabGroup(OneLineErrors):
-    """The laboratory's group (``spacy-planar lab``): its modules (``spacy_planar.lab``, whose
-    commands register on ``lab_app``) are imported when the group is first asked for a command,
-    so that the product's commands load nothing of it."""
+    """The laboratory's group (``spacy-planar lab``): its commands are the typer apps that the
+    ``spacy_planar_lab`` entry points name, loaded when the group is first asked for a command,
+    so that the product's commands load nothing of the laboratory and name none of its modules."""
 
     def _load(self) -> None:
         if not getattr(self, "_loaded", False):
-            import importlib
+            from importlib.metadata import entry_points
 
-            importlib.import_module("spacy_planar.lab")
-            self.commands.update(typer.main.get_command(lab_app).commands)
+            for point in entry_points(group=LAB_ENTRY_POINTS):
+                self.commands.update(typer.main.get_command(point.load()).commands)
             self._loaded = True
 
     def get_command(self, ctx, name):
@@ -69,12 +73,7 @@ class LabGroup(OneLineErrors):
 
 app = typer.Typer(name="spacy-planar", cls=OneLineErrors, add_completion=False, no_args_is_help=True,
                   rich_markup_mode=None, help="Non-projective transition-based dependency parsing for spaCy.")
-LAB_HELP = "The laboratory: diagnostics, benchmarks and the anchors behind docs/results.md."
-lab_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None, help=LAB_HELP)
 app.add_typer(typer.Typer(cls=LabGroup, no_args_is_help=True, rich_markup_mode=None, help=LAB_HELP), name="lab")
-bench_app = typer.Typer(cls=OneLineErrors, no_args_is_help=True, rich_markup_mode=None,
-                        help="Benchmarks: throughput in words per second.")
-lab_app.add_typer(bench_app, name="bench")
 
 
 def read_config(path: Path):

@@ -1,7 +1,9 @@
 """The laboratory: the diagnostics and benchmarks behind docs/results.md (``spacy-planar lab ...``),
-apart from the product, which imports none of it (``cli._app.LabGroup`` imports this when `lab` is
-called): tree structure and the papers' round trips (``analyse.py``, ``experiments.py``), speed
-(``bench.py``, ``bench_text.py``), pipelines side by side (``compare.py``), search and model errors (``search.py``),
-the stacks at the end (``stacks.py``), the anchors every table names (``anchors.py``: spaCy's
-configs, UDPipe 1; ``stanza.py``: Stanza) and their partial configs (``partials/``)."""
+apart from the product, which imports none of it (``cli._app.LabGroup`` loads ``lab_app`` by the
+``spacy_planar_lab`` entry point when `lab` is called): tree structure and the papers' round trips
+(``analyse.py``, ``experiments.py``), speed (``bench.py``, ``bench_text.py``), pipelines side by side
+(``compare.py``), search and model errors (``search.py``), the stacks at the end (``stacks.py``), the
+anchors every table names (``anchors.py``: spaCy's configs, UDPipe 1; ``stanza.py``: Stanza) and
+their partial configs (``partials/``)."""
+from spacy_planar.lab._app import lab_app  # noqa: F401
 from spacy_planar.lab import analyse, anchors, bench, bench_text, compare, search, stacks, stanza  # noqa: F401

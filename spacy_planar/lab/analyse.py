@@ -11,7 +11,8 @@ from typing import Dict, List
 import typer
 
 from spacy_planar.defaults import LANG
-from spacy_planar.cli._app import flag, lab_app, msg, trees_of
+from spacy_planar.cli._app import flag, msg, trees_of
+from spacy_planar.lab._app import lab_app
 from spacy_planar.io.conllu import read_conllu, roundtrip_diffs
 from spacy_planar.lab.experiments import projectivization_check, tree_transform_check
 from spacy_planar.parser.catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees

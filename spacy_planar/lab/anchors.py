@@ -10,7 +10,8 @@ from typing import List, Optional
 import typer
 from thinc.api import Config
 
-from spacy_planar.cli._app import flag, lab_app, msg
+from spacy_planar.cli._app import flag, msg
+from spacy_planar.lab._app import lab_app
 from spacy_planar.cli.init_config import PARTS, Variant, _with_taggers, filled_text, merge_parts, variant_parts
 from spacy_planar.defaults import LANG
 from spacy_planar.errors import Errors, UserError

@@ -14,7 +14,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import typer
 
-from spacy_planar.cli._app import beam_options, bench_app, flag, load_pipeline, msg, trees_of
+from spacy_planar.cli._app import beam_options, flag, load_pipeline, msg, trees_of
+from spacy_planar.lab._app import bench_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.defaults import BATCH_SIZE, LANG
 from spacy_planar.errors import Errors, UserError

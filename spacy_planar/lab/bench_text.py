@@ -6,7 +6,8 @@ from typing import List
 
 import typer
 
-from spacy_planar.cli._app import bench_app, flag
+from spacy_planar.cli._app import flag
+from spacy_planar.lab._app import bench_app
 from spacy_planar.defaults import LANG
 from spacy_planar.lab.bench import report, timed
 

@@ -11,15 +11,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import typer
 
-from spacy_planar.cli._app import (
-    lab_app,
-    beam_options,
-    fail,
-    flag,
-    load_pipeline,
-    planar_parsers,
-    setting_options,
-)
+from spacy_planar.cli._app import beam_options, fail, flag, load_pipeline, planar_parsers, setting_options
+from spacy_planar.lab._app import lab_app
 from spacy_planar.cli.train import TRAIN_SECONDS
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.defaults import BATCH_SIZE

@@ -15,7 +15,8 @@ from typing import Dict, List, Sequence
 import numpy as np
 import typer
 
-from spacy_planar.cli._app import flag, lab_app, load_pipeline, msg
+from spacy_planar.cli._app import flag, load_pipeline, msg
+from spacy_planar.lab._app import lab_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.parser.decoding.beam import log_softmax

@@ -8,7 +8,8 @@ from typing import Dict
 import numpy as np
 import typer
 
-from spacy_planar.cli._app import fail, flag, lab_app, load_pipeline, msg
+from spacy_planar.cli._app import fail, flag, load_pipeline, msg
+from spacy_planar.lab._app import lab_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors
 from spacy_planar.io.conllu import read_conllu
