@@ -161,6 +161,37 @@ def test_a_misspelled_key_is_refused_in_one_line_before_anything_is_made(tmp_pat
     assert r.exit_code == 1 and "'max_stepz' (did you mean 'max_steps'?)" in r.output
 
 
+def test_plain_spacy_train_refuses_a_misspelled_key_through_the_configs_callback(tmp_path):
+    """spaCy's own ``spacy train`` (which drops a ``[training]`` key it does not know and trains
+    20,000 steps) stops on a misspelled key, given as an override or written in the file, with
+    the nearest name, before any training: the shipped configs' ``[nlp.after_creation]``
+    (``spacy-planar.check_keys.v1``); a clean run trains and its pipeline loads unchecked."""
+    from spacy.cli._util import app as spacy_app
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from conftest import first_docs
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "arc_eager.cfg"
+    assert load_config(config)["nlp"]["after_creation"] == {"@callbacks": "spacy-planar.check_keys.v1"}
+    corpus = tmp_path / "c.spacy"
+    DocBin(docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 3)).to_disk(corpus)
+    common = ["--paths.train", str(corpus), "--paths.dev", str(corpus)]
+    r = CliRunner().invoke(spacy_app, ["train", str(config), "--output", str(tmp_path / "a"), *common,
+                                       "--training.max_stepz", "2"])
+    assert r.exit_code == 1 and "max_stepz\tno such setting (did you mean 'max_steps'?)" in r.output, r.output
+    assert not (tmp_path / "a" / "model-last").exists()
+    bad = tmp_path / "bad.cfg"
+    bad.write_text(config.read_text(encoding="utf-8").replace(
+        "[components.planar_parser]\n", "[components.planar_parser]\nbeam_widht = 2\n", 1), encoding="utf-8")
+    r = CliRunner().invoke(spacy_app, ["train", str(bad), "--output", str(tmp_path / "b"), *common])
+    assert r.exit_code == 1 and "beam_widht\tno such setting (did you mean 'beam_width'?)" in r.output, r.output
+    r = CliRunner().invoke(spacy_app, ["train", str(config), "--output", str(tmp_path / "c"), *common,
+                                       "--training.max_steps", "2"])
+    assert r.exit_code == 0, r.output
+    assert spacy.load(tmp_path / "c" / "model-last").pipe_names == ["tok2vec", "planar_parser"]
+
+
 def test_every_shipped_config_has_only_keys_that_something_reads():
     from spacy.util import load_config
 

@@ -10,6 +10,8 @@ import difflib
 import inspect
 from typing import Dict, Iterable, Iterator, Optional, Tuple
 
+from spacy.util import registry
+
 # the sections whose keys are spaCy's schemas' fields; [paths] and [system] are the user's variables
 FREE_SECTIONS = ("paths", "system", "pretraining", "variables")
 
@@ -32,8 +34,6 @@ def parameters(func) -> Optional[set]:
 
 def registered(block: Dict) -> Optional[Tuple[str, set]]:
     """The names a block with ``@namespace = "name"`` may hold: its function's arguments."""
-    from spacy.util import registry
-
     for key, value in block.items():
         if key.startswith("@"):
             try:
@@ -103,3 +103,40 @@ def first_unknown_key(config: Dict) -> Optional[Tuple[str, str, Optional[str]]]:
         nearest = difflib.get_close_matches(key, sorted(valid), n=1, cutoff=0.6)
         return section, key, nearest[0] if nearest else None
     return None
+
+
+def training_config_of_caller():
+    """The config that spaCy's ``init_nlp`` is setting up, as it was read (overrides in it, every
+    key still there), found in its frame; None where the pipeline is made otherwise
+    (``spacy.load``, ``spacy.blank``): a trained pipeline is not checked again."""
+    from thinc.api import Config
+
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code.co_name == "init_nlp" and isinstance(frame.f_locals.get("raw_config"), Config):
+            return frame.f_locals["raw_config"]
+        frame = frame.f_back
+    return None
+
+
+@registry.callbacks("spacy-planar.check_keys.v1")
+def make_check_keys():
+    """``spacy-planar.check_keys.v1``, the shipped configs' ``[nlp.after_creation]`` callback: under
+    plain ``spacy train`` (which fills ``[training]`` with a schema that drops a key it does not
+    know, so ``max_stepz`` trains the default 20,000 steps) a key nothing reads stops the run
+    before anything is trained, as spaCy's own config errors do (``ConfigValidationError``: two
+    lines, exit 1), naming the section, the key and the nearest valid name; ``spacy-planar train``
+    checks the same before it calls spaCy (E142)."""
+    from thinc.api import ConfigValidationError
+
+    def check_keys(nlp):
+        config = training_config_of_caller()
+        found = None if config is None else first_unknown_key(config)
+        if found is not None:
+            section, key, nearest = found
+            hint = f" (did you mean '{nearest}'?)" if nearest else ""
+            raise ConfigValidationError(config=config, title="Config validation error", show_config=False, errors=[
+                {"loc": [*section.split("."), key], "msg": f"no such setting{hint}"}])
+        return nlp
+
+    return check_keys
