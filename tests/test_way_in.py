@@ -63,12 +63,14 @@ def test_a_corpus_that_is_neither_docbin_nor_conllu_is_one_line(tmp_path):
 
 def test_sigterm_stops_training_as_ctrl_c_does(tmp_path):
     """SIGTERM while the pipeline initializes (before anything is saved): one line (E145), exit 1,
-    the folder it made removed."""
+    the folder it made removed; the piped output holds no colour codes (spaCy's bold headings
+    included)."""
     train = sample(fixture_path(), tmp_path / "train.conllu", 240)
     out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "ANSI_COLORS_DISABLED")}
     proc = subprocess.Popen([sys.executable, "-m", "spacy_planar", "train", str(UD), "--output", str(out),
                              "--paths.train", str(train), "--paths.dev", str(fixture_path("dev"))],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     seen = []
     for line in proc.stdout:
         seen.append(line)
@@ -80,6 +82,7 @@ def test_sigterm_stops_training_as_ctrl_c_does(tmp_path):
     errors = [line for line in rest.splitlines() if line.startswith("\u2718")]
     assert len(errors) == 1 and "[E145]" in errors[0] and "removed" in errors[0], rest
     assert "Traceback" not in rest and not out.exists()
+    assert "\x1b[" not in "".join(seen) + rest and any("=== Initializing pipeline ===" in line for line in seen)
 
 
 def test_piped_parse_writes_no_colour_and_no_temporary_path(tmp_path):
