@@ -192,13 +192,50 @@ class PlanarParser(ParserPipe, TrainablePipe):
         of ``beam_width`` beside its gold derivation (the static oracle's),
         and the loss adds the beam's global loss with early update
         (``driver.beam_train_run``) to the per-transition one (static or
-        exploring). (Over 60 lines as one piece: the one tok2vec pass and its
-        backward pass span the static, exploring and beam parts.)"""
+        exploring)."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "PlanarParser.update")
+        docs, starts, static, exploring = self._units(examples)
+        if not docs:
+            return losses
+        set_dropout_rate(self.model, drop)
+        scorer, backprop = self.model.begin_update(docs)
+        score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731  (no gradient: the runs' choices)
+        steps = [self.trainer.static_steps(self.codec, docs, static, starts)]
+        if any(exploring):
+            steps.append(self.trainer.exploring_steps(self.codec, score, exploring, starts,
+                                                      self.settings.exploration_keep_order))
+        steps = [part for part in steps if part is not None]
+        if not steps:
+            return losses
+        ids, labs, targets, valid, more = _joined(steps)
+        scores, bp_states = scorer.begin_update(ids, labs, *more)
+        if self.teachers is not None:
+            soft = self.teachers.targets(self.model.ops, docs, valid, ids, labs, *more)
+            d_scores, loss = self.teachers.loss(self.model.ops, scores, targets, valid, soft)
+        else:
+            d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
+        d_table = bp_states(d_scores)
+        if self.settings.beam_update == "global":
+            every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
+            run = self.trainer.beam_run(self.codec, score, every, starts, self.settings.beam_width)
+            if len(run.mass):
+                b_scores, bp_beam = scorer.begin_update(*run.inputs)
+                d_table = _add_grads(d_table, bp_beam(beam_loss(self.model.ops, b_scores, run)))
+            loss += run.loss
+        backprop(d_table)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _units(self, examples: List[Example]) -> Tuple[List[Doc], List[int], List[List], List[List]]:
+        """The batch's Docs with the gold units of each (the codec's trees), their first rows in
+        the batch, and the units to train statically and by exploring (with the probability);
+        what the gold trees lost on the way is warned of (W095, W099, W125)."""
         docs, starts, static, exploring = [], [], [], []
         offset = 0
         outside, extra_roots, skipped = self.trainer.outside, 0, Counter(self.trainer.skipped)
@@ -219,45 +256,10 @@ class PlanarParser(ParserPipe, TrainablePipe):
         if left_out:  # the data's (a sentence without a parse, other words), not the code's: a warning
             warnings.warn(Warnings.W099.format(name=self.name, count=sum(left_out.values()),
                                              reasons=", ".join(f"{n} {why}" for why, n in sorted(left_out.items()))),
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=3)
         if extra_roots:
             unexpected(Warnings.W125.format(name=self.name, count=extra_roots, system=self.system.name))
-        if not docs:
-            return losses
-        set_dropout_rate(self.model, drop)
-        scorer, backprop = self.model.begin_update(docs)
-        score = lambda *x: self.model.ops.to_numpy(scorer(*x))  # noqa: E731  (no gradient: the runs' choices)
-        steps = [self.trainer.static_steps(self.codec, docs, static, starts)]
-        if any(exploring):
-            steps.append(self.trainer.exploring_steps(self.codec, score, exploring, starts,
-                                                      self.settings.exploration_keep_order))
-        steps = [part for part in steps if part is not None]
-        if not steps:
-            return losses
-        if len(steps) == 1:
-            ids, labs, targets, valid, more = steps[0]
-        else:  # static and exploring steps, each with the system's model inputs (``training_arrays``)
-            ids, labs, targets, valid, *more = (np.concatenate(part) for part in
-                                                [*list(zip(*steps))[:4], *zip(*(part[4] for part in steps))])
-        scores, bp_states = scorer.begin_update(ids, labs, *more)
-        if self.teachers is not None:
-            soft = self.teachers.targets(self.model.ops, docs, valid, ids, labs, *more)
-            d_scores, loss = self.teachers.loss(self.model.ops, scores, targets, valid, soft)
-        else:
-            d_scores, loss = loss_towards(self.model.ops, scores, targets, valid)
-        d_table = bp_states(d_scores)
-        if self.settings.beam_update == "global":
-            every = [s + [u for u, _ in e] for s, e in zip(static, exploring)]
-            run = self.trainer.beam_run(self.codec, score, every, starts, self.settings.beam_width)
-            if len(run.mass):
-                b_scores, bp_beam = scorer.begin_update(*run.inputs)
-                d_table = _add_grads(d_table, bp_beam(beam_loss(self.model.ops, b_scores, run)))
-            loss += run.loss
-        backprop(d_table)
-        if sgd not in (None, False):
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return docs, starts, static, exploring
 
     def _exploration_of(self, heads: Sequence[int]) -> float:
         """The probability of exploring when training on this gold tree."""
@@ -302,6 +304,16 @@ class PlanarParser(ParserPipe, TrainablePipe):
         """The saved settings (``ParserSettings.load``: the options set at load stay)."""
         self.settings.load(self.name, cfg)
         self._reset()
+
+
+def _joined(steps: List[Tuple]) -> Tuple:
+    """(ids, labels, targets, valid, model inputs) of the static and the exploring steps as one
+    batch, each with the system's model inputs (``training_arrays``)."""
+    if len(steps) == 1:
+        return steps[0]
+    ids, labs, targets, valid, *more = (np.concatenate(part) for part in
+                                        [*list(zip(*steps))[:4], *zip(*(part[4] for part in steps))])
+    return ids, labs, targets, valid, more
 
 
 def _add_grads(a, b):
