@@ -167,7 +167,6 @@ def figures(official: Optional[Dict], ours: Dict, extra: Dict, columns: Dict[str
     return res
 
 
-# Over 60 lines: a typer command, its options in its signature and this help.
 @app.command()
 def evaluate(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U"),
@@ -194,8 +193,7 @@ def evaluate(
     --keep-input-columns) is named and left out (its metrics too: MLAS needs
     UPOS and FEATS, BLEX LEMMA). A system whose words differ from the
     gold's (raw text parsed) gets the official figures alone: the scorer
-    aligns the words; ours need the same ones.
-    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
+    aligns the words; ours need the same ones."""
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
     with tempfile.TemporaryDirectory() as tmp:
@@ -214,15 +212,26 @@ def evaluate(
     if diagram is not None and "calibration" not in extra and not as_json:
         msg.warn(f"{system} has no HeadProb (parse --confidence writes them): no diagram written")
     if as_json:
-        whole = {"LAS_whole_labels": ours.pop("LAS whole labels")} if scores is not None else {}
-        print(json.dumps({"official": official, "columns": columns, "several_roots": several_roots, **whole, **ours,
-                          **({"by_length": scores.by_length(),
-                              "long_arcs": scores.long_arcs()} if scores is not None else {}),
-                          **extra}, indent=2))
-        return
-    res = figures(official, ours, extra, columns)
+        print_json(official, columns, several_roots, scores, ours, extra)
+    else:
+        print_tables(f"{system} against {gold}", figures(official, ours, extra, columns), scores, ours)
+
+
+def print_json(official: Optional[Dict], columns, several_roots, scores: Optional[Scores], ours: Dict,
+               extra: Dict) -> None:
+    """``evaluate --json``: every figure, ours by arc length and over the long arcs too."""
+    whole = {"LAS_whole_labels": ours.pop("LAS whole labels")} if scores is not None else {}
+    print(json.dumps({"official": official, "columns": columns, "several_roots": several_roots, **whole, **ours,
+                      **({"by_length": scores.by_length(),
+                          "long_arcs": scores.long_arcs()} if scores is not None else {}),
+                      **extra}, indent=2))
+
+
+def print_tables(title: str, res: Dict, scores: Optional[Scores], ours: Dict) -> None:
+    """``evaluate``'s tables: the figures, then (on the same words) UAS and LAS by the gold arc's
+    length and over the long arcs' most frequent kinds."""
     msg.table([(k, shown(ours, k) if k in ours and k.startswith("NP_") else (f"{v:.2f}" if isinstance(v, float) else v))
-               for k, v in res.items()], title=f"{system} against {gold}")
+               for k, v in res.items()], title=title)
     if scores is None:
         return
     msg.table([(length, v["arcs"], f"{v['UAS']:.2f}", f"{v['LAS']:.2f}") for length, v in scores.by_length().items()],
