@@ -19,7 +19,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 import typer
 
@@ -77,7 +77,6 @@ def read_corpus(sources: List[Path], lang: str, exclude: List[Path], out: Path) 
     return corpus
 
 
-# Over 60 lines: a typer command, its eleven options in its signature.
 @app.command()
 def vectors(
     output_dir: Path = typer.Argument(..., help="Directory for the vectors (a blank pipeline): --paths.vectors"),
@@ -107,10 +106,7 @@ def vectors(
     language's tokenizer, case kept; lines holding held-out text
     (--exclude) are left out. floret's vectors (subword-hashed, so unseen
     inflected forms get one) are stored as `spacy init vectors --mode floret`
-    does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`.
-    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
-    from spacy.training.initialize import convert_vectors
-
+    does. Train any shipped config with them: `--paths.vectors OUTPUT_DIR`."""
     if output_dir.exists() and not overwrite:
         fail(Errors.E033.format(path=output_dir))
     with tempfile.TemporaryDirectory() as tmp:
@@ -129,19 +125,26 @@ def vectors(
                  f"({WORDS_PER_CPU_MINUTE:,} words an epoch per CPU-minute here)")
         train_floret(text, Path(tmp) / "vectors.floret", model, dim, epochs, minn, maxn, bucket, min_count,
                      threads, verbose=2 if sys.stderr.isatty() else 0)
-        import spacy
-
-        nlp = spacy.blank(lang)
-        convert_vectors(nlp, Path(tmp) / "vectors.floret", truncate=0, prune=-1, mode="floret")
-        nlp.meta["spacy_planar_vectors"] = {
-            "words": corpus.words, "lines": corpus.lines, "files": [str(p) for p in corpus.files],
-            "excluded_lines": corpus.excluded_lines, "excluded_words": corpus.excluded_words,
-            "exclude": [str(p) for p in exclude], "normalization": "NFC", "case": "kept",
-            "floret": {"model": model, "dim": dim, "epochs": epochs, "minn": minn, "maxn": maxn, "bucket": bucket,
-                       "min_count": min_count, "hash_count": 2}}
-        nlp.to_disk(Path(tmp) / "pipeline")
+        settings = {"model": model, "dim": dim, "epochs": epochs, "minn": minn, "maxn": maxn, "bucket": bucket,
+                    "min_count": min_count, "hash_count": 2}
+        store_vectors(Path(tmp) / "vectors.floret", lang, corpus, exclude, settings, Path(tmp) / "pipeline")
         if output_dir.exists():
             shutil.rmtree(output_dir) if output_dir.is_dir() else output_dir.unlink()
         shutil.move(str(Path(tmp) / "pipeline"), str(output_dir))
     msg.good(f"Wrote {output_dir}: floret vectors ({bucket} x {dim}) from {corpus.words:,} words")
     print(f"Train with: --paths.vectors {output_dir}")
+
+
+def store_vectors(floret_file: Path, lang: str, corpus, exclude: List[Path], settings: Dict, out: Path) -> None:
+    """floret's vectors stored as ``spacy init vectors --mode floret`` does, in a blank pipeline
+    of ``lang`` at ``out``, its meta saying what they were trained on and how."""
+    import spacy
+    from spacy.training.initialize import convert_vectors
+
+    nlp = spacy.blank(lang)
+    convert_vectors(nlp, floret_file, truncate=0, prune=-1, mode="floret")
+    nlp.meta["spacy_planar_vectors"] = {
+        "words": corpus.words, "lines": corpus.lines, "files": [str(p) for p in corpus.files],
+        "excluded_lines": corpus.excluded_lines, "excluded_words": corpus.excluded_words,
+        "exclude": [str(p) for p in exclude], "normalization": "NFC", "case": "kept", "floret": settings}
+    nlp.to_disk(out)
