@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy_planar.errors import ConlluError, Errors, UserError
 from spacy_planar.io.conllu.reading import Sentence, SkipReport, read_conllu
@@ -71,8 +71,21 @@ def _blank(value: str) -> str:
 
 
 def sentences_to_doc(vocab, sents: Sequence[Sentence]):
-    """One ``Doc`` holding ``sents`` (their words as tokens, in order).
-    (Over 60 lines: each CoNLL-U column has its list and its line.)"""
+    """One ``Doc`` holding ``sents`` (their words as tokens, in order), what the Doc cannot hold
+    (comments, MISC, DEPS, ranges, empty nodes) in its user data."""
+    annotated = {s.heads is not None for s in sents}
+    if len(annotated) > 1:
+        raise UserError(Errors.E021)
+    doc = _new_doc(vocab, sents)
+    stored = [_stored(sent) for sent in sents]
+    _keep_feats_as_written(doc, sents, stored)
+    doc.user_data[USER_DATA_KEY] = {"sents": stored}
+    return doc
+
+
+def _new_doc(vocab, sents: Sequence[Sentence]):
+    """The Doc of the sentences' columns: words, spaces (none inside a multiword token), lemmas,
+    UPOS, XPOS, FEATS, and the trees (else the sentence starts)."""
     from spacy.tokens import Doc
 
     words: List[str] = []
@@ -84,10 +97,6 @@ def sentences_to_doc(vocab, sents: Sequence[Sentence]):
     heads: List[int] = []
     deps: List[str] = []
     sent_starts: List[bool] = []
-    stored = []
-    annotated = {s.heads is not None for s in sents}
-    if len(annotated) > 1:
-        raise UserError(Errors.E021)
     for sent in sents:
         offset = len(words)
         inside = set()
@@ -103,16 +112,9 @@ def sentences_to_doc(vocab, sents: Sequence[Sentence]):
             heads.extend(offset + i if h == 0 else offset + h - 1 for i, h in enumerate(sent.heads))
             deps.extend(sent.deprels)
         sent_starts.extend([True] + [False] * (len(sent) - 1))
-        entry = {
-            "n": len(sent), "comments": sent.comments, "misc": sent.misc, "deps": sent.deps,
-            "ranges": [[a, b, c] for a, b, c in sent.ranges], "empty": [[a, b] for a, b in sent.empty],
-        }
-        if sent.heads is None and any(d != "_" for d in sent.deprels):
-            entry["deprels"] = sent.deprels
-        stored.append(entry)
     try:
-        doc = Doc(vocab, words=words, spaces=spaces, lemmas=lemmas, pos=pos, tags=tags, morphs=morphs,
-                  heads=heads or None, deps=deps or None, sent_starts=None if heads else sent_starts)
+        return Doc(vocab, words=words, spaces=spaces, lemmas=lemmas, pos=pos, tags=tags, morphs=morphs,
+                   heads=heads or None, deps=deps or None, sent_starts=None if heads else sent_starts)
     except ValueError as e:
         # the only check spaCy adds to ours: UPOS must be a UD tag
         bad = next((i for i, p in enumerate(pos) if p and p not in _UPOS), None)
@@ -121,7 +123,22 @@ def sentences_to_doc(vocab, sents: Sequence[Sentence]):
         sent, i = _locate(sents, bad)
         raise ConlluError(sent.path, sent.word_lines[i],
                           Errors.E013.format(reason=f"UPOS '{pos[bad]}' is not a UD tag")) from e
-    # FEATS that spaCy normalises differently are kept as written
+
+
+def _stored(sent: Sentence) -> Dict:
+    """What a sentence keeps in the Doc's user data: its comments, MISC, DEPS, ranges, empty
+    nodes, and the DEPREL of a sentence without heads where it has some."""
+    entry = {
+        "n": len(sent), "comments": sent.comments, "misc": sent.misc, "deps": sent.deps,
+        "ranges": [[a, b, c] for a, b, c in sent.ranges], "empty": [[a, b] for a, b in sent.empty],
+    }
+    if sent.heads is None and any(d != "_" for d in sent.deprels):
+        entry["deprels"] = sent.deprels
+    return entry
+
+
+def _keep_feats_as_written(doc, sents: Sequence[Sentence], stored: List[Dict]) -> None:
+    """FEATS that spaCy normalises differently are kept as written (in each sentence's entry)."""
     start = 0
     for sent, entry in zip(sents, stored):
         over = {}
@@ -131,8 +148,6 @@ def sentences_to_doc(vocab, sents: Sequence[Sentence]):
         if over:
             entry["feats"] = over
         start += len(sent)
-    doc.user_data[USER_DATA_KEY] = {"sents": stored}
-    return doc
 
 
 _UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
