@@ -99,12 +99,9 @@ def console_logger(progress_bar: bool = False, console_output: bool = True, outp
 
     def setup(nlp, stdout=sys.stdout, stderr=sys.stderr):
         log_step, finalize = base(nlp, stdout, stderr)
-        training = nlp.config.get("training", {})
-        max_steps, max_epochs = int(training.get("max_steps") or 0), int(training.get("max_epochs") or 0)
-        weights = dict(training.get("score_weights") or {})
+        max_steps, max_epochs, weights = training_limits(nlp.config.get("training", {}))
         scored = [name for name, weight in weights.items() if weight is not None]
-        parser = next((name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in PARSER_FACTORIES),
-                      None)
+        parser = parser_name(nlp)
         widths = [3, 6, 9] + [6] * len(scored) + [6]
         start = time.perf_counter()
         seen = {"epoch": 0, "steps_per_epoch": None}
@@ -126,10 +123,7 @@ def console_logger(progress_bar: bool = False, console_output: bool = True, outp
                 return
             epoch, n = int(info.get("epoch", 0)), int(info.get("step", 0))
             FINISHED["checkpoints"] = [(float(score), int(at)) for score, at in info.get("checkpoints", [])]
-            loss = info["losses"].get(parser, sum(info["losses"].values())) if info["losses"] else 0.0
-            scores = info.get("other_scores") or {}
-            row = [epoch, n, f"{float(loss):.2f}"] + [_percent(scores.get(name)) for name in scored]
-            write(msg.row(row + [f"{float(info['score']):.2f}"], widths=widths, spacing=2))
+            write(msg.row(table_row(info, parser, scored), widths=widths, spacing=2))
             if epoch > seen["epoch"] and epoch > 0:
                 seen["epoch"], seen["steps_per_epoch"] = epoch, n / epoch
             write("  " + training_estimate(time.perf_counter() - start, n, epoch, max_steps, max_epochs,
@@ -145,6 +139,26 @@ def console_logger(progress_bar: bool = False, console_output: bool = True, outp
         return step, done
 
     return setup
+
+
+def training_limits(training: dict) -> tuple:
+    """A training config's max_steps and max_epochs (0: none) and its score weights."""
+    max_steps, max_epochs = int(training.get("max_steps") or 0), int(training.get("max_epochs") or 0)
+    return max_steps, max_epochs, dict(training.get("score_weights") or {})
+
+
+def parser_name(nlp) -> Optional[str]:
+    """The pipeline's first parser (``PARSER_FACTORIES``), whose loss the table shows; None without one."""
+    return next((name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in PARSER_FACTORIES), None)
+
+
+def table_row(info: dict, parser: Optional[str], scored: List[str]) -> list:
+    """An evaluation's row: epoch, step, the parser's loss (all losses' sum without one), each scored
+    name in percent, the weighted score."""
+    loss = info["losses"].get(parser, sum(info["losses"].values())) if info["losses"] else 0.0
+    scores = info.get("other_scores") or {}
+    row = [int(info.get("epoch", 0)), int(info.get("step", 0)), f"{float(loss):.2f}"]
+    return row + [_percent(scores.get(name)) for name in scored] + [f"{float(info['score']):.2f}"]
 
 
 def best_checkpoint(checkpoints) -> tuple:
