@@ -135,7 +135,6 @@ def package_meta(model: Path, name: str, version: str, test: Optional[Path], lic
     return meta
 
 
-# Over 60 lines: a typer command, its options in its signature.
 @app.command()
 def package(
     model: Path = typer.Argument(..., help="A trained pipeline's folder (model-best)"),

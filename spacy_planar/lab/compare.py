@@ -217,7 +217,6 @@ def main_table(runs: Dict[str, List[Dict]], gold: Path, anchor: str) -> List[str
     return lines
 
 
-# Over 60 lines: a typer command, its options in its signature; the tables are built apart.
 @lab_app.command()
 def compare(
     gold: Path = typer.Argument(..., help="Gold CoNLL-U (the test split)"),
@@ -257,26 +256,17 @@ def compare(
     tree transform T changes (Nilsson 2007, Experiment II). ``--kbest K``:
     the pipelines with a planar_parser keep their K best parses, and a table
     gives the K-best oracle LAS and how calibrated and how well ranked the
-    arc probabilities are.
-    \f(Over 60 lines: typer's options in the signature; the body is under 60.)"""
+    arc probabilities are."""
     runs: Dict[str, List[Dict]] = {}
     check_transforms(touched)
-    beams_of = beam_options(beams)
-    for name, settings in setting_options(sets).items():
-        beams_of[name] = {**beams_of.get(name, {}), **settings}
-    if kbest > 1:
-        beams_of = kbest_options(models, beams_of, kbest)
+    beams_of = pipeline_settings(models, beams, sets, kbest)
     for item in models:
         name, _, path = item.partition("=")
         if not path:
             fail(Errors.E081.format(item=item))
         runs.setdefault(name, []).append(score_pipeline(Path(path), gold, repeats=repeats,
                                                         beam=beams_of.get(name), touched=touched))
-    lines = main_table(runs, gold, anchor)
-    for name, rs in runs.items():
-        repaired = {code: statistics.mean(x["repaired"].get(code, 0) for x in rs) for code in REPAIRS}
-        if any(repaired.values()):
-            lines += ["", f"What {name}'s parser repaired (mean per parse, by code): " + "; ".join(summary(repaired))]
+    lines = main_table(runs, gold, anchor) + repair_lines(runs)
     if by_length:
         lines += ["", length_table(runs), "", long_arc_table(runs)]
     if labels or touched:
@@ -288,3 +278,22 @@ def compare(
         with atomic_output(output) as f:
             f.write(table)
     print(table)
+
+
+def pipeline_settings(models: List[str], beams: List[str], sets: List[str], kbest: int) -> Dict[str, Dict]:
+    """The planar_parser settings of each NAME: its ``--beam``, its ``--set`` and, with ``--kbest``,
+    a beam wide enough for K parses."""
+    beams_of = beam_options(beams)
+    for name, settings in setting_options(sets).items():
+        beams_of[name] = {**beams_of.get(name, {}), **settings}
+    return kbest_options(models, beams_of, kbest) if kbest > 1 else beams_of
+
+
+def repair_lines(runs: Dict[str, List[Dict]]) -> List[str]:
+    """A line for each NAME whose parser repaired something: the mean per parse, by code."""
+    lines = []
+    for name, rs in runs.items():
+        repaired = {code: statistics.mean(x["repaired"].get(code, 0) for x in rs) for code in REPAIRS}
+        if any(repaired.values()):
+            lines += ["", f"What {name}'s parser repaired (mean per parse, by code): " + "; ".join(summary(repaired))]
+    return lines
