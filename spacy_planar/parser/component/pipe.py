@@ -43,10 +43,9 @@ register_extensions()
 
 
 class PlanarParser(ParserPipe, TrainablePipe):
-    """Non-projective transition-based dependency parser.
-
-    (Over 300 lines: spaCy's TrainablePipe protocol, each method a short
-    layer over driver.py, training.py and parsing.py, which do the work.)"""
+    """Non-projective transition-based dependency parser: spaCy's TrainablePipe protocol, each
+    method a short layer over the decoding room (driver, beam, parsing, codec) and training.py,
+    which do the work."""
 
     def __init__(self, vocab, model: Model, name: str, *, transition_system: Configured, single_root: bool,
                  root_label: Optional[str], extra_root_label: str, exploration: float,
