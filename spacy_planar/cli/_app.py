@@ -160,17 +160,16 @@ def load_pipeline(source, beam: Optional[Dict] = None, beam_needed: bool = True)
     none, unless the beam is only for arc probabilities, ``beam_needed``
     False, and a biaffine_parser gives them without one)."""
     import spacy
-    from spacy.util import load_config
 
-    from spacy_planar.io.pipelines import pipeline_path
+    from spacy_planar.io.pipelines import of_factory, pipeline_components, pipeline_path
 
     path = pipeline_path(source)
     if beam is None:
         return spacy.load(path)
-    ours = planar_parsers(path)
+    components = pipeline_components(path)
+    ours = of_factory(components, "planar_parser")
     if not ours:
-        components = load_config(path / "config.cfg")["components"]
-        if not beam_needed and any(c.get("factory") == "biaffine_parser" for c in components.values()):
+        if not beam_needed and of_factory(components, "biaffine_parser"):
             return spacy.load(path)
         raise UserError(Errors.E082.format(model=source, pipes=", ".join(components)))
     return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})
@@ -179,7 +178,6 @@ def load_pipeline(source, beam: Optional[Dict] = None, beam_needed: bool = True)
 def planar_parsers(path: Path) -> List[str]:
     """The names of a pipeline folder's planar_parser components, read from
     its config.cfg (the pipeline is not loaded)."""
-    from spacy.util import load_config
+    from spacy_planar.io.pipelines import of_factory, pipeline_components
 
-    components = load_config(Path(path) / "config.cfg")["components"]
-    return [name for name, cfg in components.items() if cfg.get("factory") == "planar_parser"]
+    return of_factory(pipeline_components(path), "planar_parser")

@@ -5,7 +5,7 @@ goes through ``pipeline_path``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Union
+from typing import Dict, List, Union
 
 from spacy_planar.errors import Errors, UserError
 
@@ -36,6 +36,19 @@ def pipeline_path(source: Union[str, Path]) -> Path:
         if (data / "config.cfg").is_file():
             return data
     raise UserError(Errors.E116.format(source=source))
+
+
+def pipeline_components(path: Union[str, Path]) -> Dict[str, Dict]:
+    """A pipeline folder's ``[components]`` as its config.cfg writes them (not interpolated; the
+    pipeline is not loaded): the one reader of what a pipeline holds before it is loaded."""
+    from spacy.util import load_config
+
+    return dict(load_config(Path(path) / "config.cfg", interpolate=False)["components"])
+
+
+def of_factory(components: Dict[str, Dict], factory: str) -> List[str]:
+    """The names of the components made by ``factory``."""
+    return [name for name, cfg in components.items() if cfg.get("factory") == factory]
 
 
 def pipeline_id(path: Union[str, Path]) -> str:
