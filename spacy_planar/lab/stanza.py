@@ -23,6 +23,8 @@ from spacy_planar.io.conllu import atomic_output, check_input, read_conllu
 
 # what Stanza's trainers log at each evaluation ("step 100: train_loss = ..., dev_score = 0.5123")
 DEV_SCORE = re.compile(r"step (\d+): train_loss = ([0-9.]+), dev_score = ([0-9.]+)")
+# what they log at the end of a training ("Training ended with 200 steps.")
+ENDED = re.compile(r"Training ended with (\d+) steps")
 
 
 @lab_app.command("stanza")
@@ -50,7 +52,8 @@ def stanza(
     OUT/<name> for each EVALUATE file, tagged and parsed on its gold words:
     score them with `spacy-planar evaluate`. Hours for 1,000 sentences on
     a CPU at Stanza's step count; --steps caps it (OUT/curve.tsv). A rerun
-    into the same OUT keeps a tagger or parser trained there to its end."""
+    into the same OUT keeps a tagger or parser trained there to its budget;
+    with a larger --steps Stanza goes on from its checkpoint there."""
     for path in [train, dev, *evaluate]:
         check_input(path)
         next(iter(read_conllu(path)), None)  # a file that is not CoNLL-U: one line, before hours of training
@@ -67,12 +70,12 @@ def stanza(
     env = dict(os.environ, **({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)} if threads else {}))
     start = time.perf_counter()
     tagged_dev = out / "dev.tagged.conllu"
-    if not trained(out, "tagger"):  # a rerun keeps a model trained to its end (a budget changed for the parser)
+    if not trained(out, "tagger", tagger_steps or steps):  # a rerun keeps a model trained to its budget
         run_stanza(python, "tagger", ["--mode", "train", "--train_file", str(train), "--eval_file", str(dev),
                                       "--output_file", str(tagged_dev), *tagger_budget, *common], out, env)
     run_stanza(python, "tagger", ["--mode", "predict", "--eval_file", str(dev), "--output_file", str(tagged_dev),
                                   *common], out, env)
-    if not trained(out, "parser"):
+    if not trained(out, "parser", steps):  # a larger budget goes on from Stanza's checkpoint
         run_stanza(python, "parser", ["--mode", "train", "--train_file", str(train), "--eval_file", str(tagged_dev),
                                       "--output_file", str(out / "dev.parsed.conllu"), *budget, *common], out, env)
     for path in evaluate:  # its words only: Stanza tags them, then parses
@@ -85,10 +88,13 @@ def stanza(
     msg.good(f"Stanza trained and parsed in {time.perf_counter() - start:.0f} s: {out} (curves: {out / 'curve.tsv'})")
 
 
-def trained(out: Path, model: str) -> bool:
-    """Whether OUT/MODEL.log records a training of Stanza's that ran to its end."""
+def trained(out: Path, model: str, steps: Optional[int]) -> bool:
+    """Whether OUT/MODEL.log records a training of Stanza's that ran to its end and, where a budget
+    is given, to at least ``steps`` steps. Stanza goes on from its checkpoint in OUT where it is
+    run again (a rerun with a larger budget continues the curve; the log is appended to)."""
     log = out / f"{model}.log"
-    return log.exists() and "Training ended with" in log.read_text(encoding="utf-8")
+    ended = [int(n) for n in ENDED.findall(log.read_text(encoding="utf-8"))] if log.exists() else []
+    return bool(ended) and (steps is None or max(ended) >= steps)
 
 
 def step_budget(steps: Optional[int]) -> List[str]:
