@@ -66,11 +66,12 @@ def stanza(
                    "--wordvec_pretrain_file", str(out / "pretrain.pt")]
     else:
         common += ["--no_pretrain"]
-    budget, tagger_budget = step_budget(steps), step_budget(tagger_steps or steps)
+    tagger_steps = tagger_steps or steps
+    budget, tagger_budget = step_budget(steps), step_budget(tagger_steps)
     env = dict(os.environ, **({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)} if threads else {}))
     start = time.perf_counter()
     tagged_dev = out / "dev.tagged.conllu"
-    if not trained(out, "tagger", tagger_steps or steps):  # a rerun keeps a model trained to its budget
+    if not trained(out, "tagger", tagger_steps):  # a rerun keeps a model trained to its budget
         run_stanza(python, "tagger", ["--mode", "train", "--train_file", str(train), "--eval_file", str(dev),
                                       "--output_file", str(tagged_dev), *tagger_budget, *common], out, env)
     run_stanza(python, "tagger", ["--mode", "predict", "--eval_file", str(dev), "--output_file", str(tagged_dev),
