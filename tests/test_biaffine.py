@@ -16,9 +16,11 @@ from thinc.api import Model
 
 from conftest import shortest_docs
 from spacy_planar.io.doc_trees import span_tree
-from spacy_planar.model.biaffine import BIAFFINE_PARAMS, GraphScorer, _biaffine_init, _no_forward
+from spacy_planar.model.biaffine import (BIAFFINE_PARAMS, POSITIONAL_PARAMS, GraphScorer, _biaffine_init,
+                                         biaffine_forward)
 from spacy_planar.parser.graph import scoring as graph
-from spacy_planar.trees.algorithms import tree_error
+from spacy_planar.trees.algorithms import is_projective, tree_error
+from spacy_planar.trees.eisner import best_projective_tree
 from spacy_planar.trees.mst import best_tree, tree_score
 
 
@@ -58,51 +60,85 @@ def test_the_decoder_keeps_a_tree_that_is_already_best_and_breaks_cycles():
     assert best_tree(roots) == [2, 0]  # 1 + 5 over 5 + 0
 
 
-def _scorer(rng):
+def _scorer(rng, positional: int = 0):
     a, b, labels = 5, 4, 3
-    model = Model("biaffine", _no_forward, init=_biaffine_init, dims={"nA": a, "nB": b, "nO": labels},
-                  params={name: None for name in BIAFFINE_PARAMS})
+    names = BIAFFINE_PARAMS + (POSITIONAL_PARAMS if positional else ())
+    model = Model("biaffine", biaffine_forward, init=_biaffine_init,
+                  dims={"nA": a, "nB": b, "nP": positional, "nO": labels}, params={name: None for name in names})
     model.initialize()
-    for name in BIAFFINE_PARAMS:  # away from zero, so that every product has a gradient
+    for name in names:  # away from zero, so that every product has a gradient
         model.set_param(name, rng.normal(size=model.get_param(name).shape).astype("float32") * 0.5)
         model.set_grad(name, np.zeros_like(model.get_param(name)))
-    return model, rng.normal(size=(9, 2 * a + 2 * b))
+    return model, rng.normal(size=(9, 2 * a + 2 * b + 4 * positional)), names
 
 
-def test_the_biaffines_gradients_are_the_losss():
-    """``graph.training_loss``'s gradients (of the MLP's output and of every biaffine parameter)
-    against central differences of its loss, in float64 around float32 values."""
-    model, Z = _scorer(np.random.default_rng(0))
+def _numeric(f, x, eps=1e-2):
+    out = np.zeros(x.shape)
+    for idx in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        out[idx] = (f(up) - f(down)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("positional", [0, 3])
+def test_the_biaffines_gradients_are_the_losss(positional, monkeypatch):
+    """``graph.training_loss``'s gradients (of the MLP's output and of every biaffine parameter,
+    the positional scorers' with ``positional_width``) against central differences of its loss,
+    in float64 around float32 values. The positional prior enters the arc scores detached (as
+    Stanza's does), so the differences hold it at its value at the point."""
+    model, Z, names = _scorer(np.random.default_rng(0), positional)
     sentences = [(0, [2, 0, 2, 3], [1, -1, 0, 2]), (4, [0, 1, 1, 2, 4], [-1, 2, 1, 0, 0])]
 
     def loss(Z):
         return graph.training_loss(GraphScorer(model, Z.astype("float32")), sentences)
 
     dZ, _ = loss(Z)
-    grads = {name: model.get_grad(name).copy() for name in BIAFFINE_PARAMS}
-    eps = 1e-2
-
-    def numeric(f, x):
-        out = np.zeros(x.shape)
-        for idx in np.ndindex(x.shape):
-            up, down = x.copy(), x.copy()
-            up[idx] += eps
-            down[idx] -= eps
-            out[idx] = (f(up) - f(down)) / (2 * eps)
-        return out
-
-    assert np.abs(numeric(lambda z: loss(z)[1], Z) - dZ).max() < 2e-3
-    for name in BIAFFINE_PARAMS:
+    grads = {name: model.get_grad(name).copy() for name in names}
+    if positional:
+        priors = []
+        prior_of = graph.positional_prior
+        monkeypatch.setattr(graph, "positional_prior", lambda *a: priors.append(prior_of(*a)) or priors[-1])
+        loss(Z)
+        monkeypatch.setattr(graph, "positional_prior", lambda *a: priors[0])
+        assert np.abs(priors[0]).max() > 0.1  # the prior takes part in the scores
+    assert np.abs(_numeric(lambda z: loss(z)[1], Z) - dZ).max() < 2e-3
+    for name in names:
         value = model.get_param(name).copy()
 
         def at(p, name=name):
             model.set_param(name, p.astype("float32"))
             return loss(Z)[1]
 
-        expected = numeric(at, value.astype(np.float64))
+        expected = _numeric(at, value.astype(np.float64))
         model.set_param(name, value)
         assert np.abs(expected - grads[name]).max() < 2e-3, name
         assert np.abs(expected).max() > 0.01, name  # every parameter takes part
+
+
+def test_the_positional_prior_favours_the_side_and_distance_it_predicts():
+    """A linearization score that says "head to the right" and a distance score that says "one
+    word away" make the right neighbour the likeliest candidate of every word."""
+    xp = np
+    T = 4
+    lin = np.full((1, T, T + 1), 5.0, dtype="float32")
+    dist = np.full((1, T, T + 1), -20.0, dtype="float32")  # predicted distance 1 + softplus(-20) ~ 1
+    prior = graph.positional_prior(xp, lin, dist)
+    valid = graph.candidates(xp, [T], T)
+    best = np.where(valid, prior, -np.inf)[0, :T - 1].argmax(axis=1)
+    assert best.tolist() == [2, 3, 4]  # word i (column i) takes word i + 2 (the next one, 1-based)
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(1, 6), seed=st.integers(0, 10**6), single_root=st.booleans())
+def test_the_projective_decoder_finds_the_best_projective_tree(n, seed, single_root):
+    scores = np.random.default_rng(seed).normal(size=(n, n + 1)) * 4
+    heads = best_projective_tree(scores, single_root)
+    assert tree_error(heads) is None and is_projective(heads)
+    assert not single_root or heads.count(0) == 1
+    best = max(tree_score(scores, h) for h in every_tree(n, single_root) if is_projective(h))
+    assert tree_score(scores, heads) == pytest.approx(best)
 
 
 @pytest.fixture(scope="module")
@@ -167,3 +203,115 @@ def test_the_biaffine_parser_attaches_whitespace_without_parsing_it(trained):
     assert labels[2] == "dep" and heads[2] == 2
     moved = [h if h <= 2 else h + 1 for h in plain]
     assert heads[:2] + heads[3:] == moved and labels[:2] + labels[3:] == plain_labels
+
+
+# --- the settings that bring it near the leaders' training (issue 79's probes) ---------------------
+EVERY_SETTING = {
+    "decoder": "eisner", "pseudo_projective": "head+path", "loss_per_word": True,
+    "model": {"@architectures": "spacy-planar.BiaffineModel.v1", "arc_width": 64, "label_width": 32,
+              "positional_width": 16, "input_dropout": 0.3, "mlp_dropout": 0.3,
+              "encoder": {"@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": 96, "depth": 1,
+                          "cnn_depth": 0, "dropout": 0.1}},
+}
+
+
+def _biaffine_nlp(config: dict, n: int = 30):
+    from copy import deepcopy
+
+    from thinc.api import fix_random_seed
+
+    from spacy_planar.parser.graph.component import DEFAULT_MODEL
+
+    random.seed(0)
+    fix_random_seed(0)
+    nlp = spacy.blank("xx")
+    docs = shortest_docs(nlp.vocab, n)
+    config = deepcopy(config)
+    if "model" in config:
+        config["model"]["tok2vec"] = dict(DEFAULT_MODEL["model"]["tok2vec"])
+    nlp.add_pipe("biaffine_parser", config=config)
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    return nlp, docs, examples, nlp.initialize(lambda: examples)
+
+
+@pytest.fixture(scope="module")
+def trained_every_setting():
+    """The biaffine_parser with every setting on (its own BiLSTM, positional scorers, fixed
+    dropouts, Eisner decoding of pseudo-projective trees, the loss per word), trained as ``trained``."""
+    nlp, docs, examples, optimizer = _biaffine_nlp(EVERY_SETTING)
+    for _ in range(25):
+        random.shuffle(examples)
+        for i in range(0, len(examples), 10):
+            nlp.update(examples[i:i + 10], sgd=optimizer)
+    return nlp, docs
+
+
+def test_every_setting_on_learns_projective_trees_with_plain_labels(trained_every_setting, tmp_path):
+    nlp, docs = trained_every_setting
+    parser = nlp.get_pipe("biaffine_parser")
+    assert nlp.get_pipe("biaffine_parser").model.has_ref("encoder")
+    right = total = 0
+    for gold in docs:
+        (_, (decoded, _), _), = parser.predict([nlp.make_doc(" ".join(t.text for t in gold))])[0]
+        assert is_projective(decoded)  # Eisner's tree, before deprojectivize
+        heads, labels = span_tree(nlp(_words(nlp, gold)))
+        assert tree_error(heads) is None and heads.count(0) == 1
+        assert not any("↑" in label or "↓" in label for label in labels)
+        g_heads, g_labels = span_tree(gold)
+        right += sum(h == gh and lab == gl for h, gh, lab, gl in zip(heads, g_heads, labels, g_labels))
+        total += len(heads)
+    assert right / total > 0.9
+    assert parser.labels == tuple(sorted(parser.labels))
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded.get_pipe("biaffine_parser").settings.decoder == "eisner"
+    assert span_tree(loaded(_words(loaded, docs[0]))) == span_tree(nlp(_words(nlp, docs[0])))
+
+
+def test_pseudo_projective_training_learns_the_encodings_labels():
+    """On a non-projective gold tree the codec gives the lifted arc its marked label, which the
+    parser learns as a label of its own; deprojectivize takes it back to the tree."""
+    from spacy_planar.parser.graph.component import GraphEncoding
+
+    heads, labels = [3, 4, 0, 3], ["nsubj", "obj", "root", "punct"]  # 1 -> 3 crosses 2 -> 4
+    encoding = GraphEncoding("head+path")
+    projective = encoding.prepare_tree(heads, labels)
+    assert is_projective(projective[0]) and projective != (heads, labels)
+    assert any("↑" in label for label in projective[1])
+    assert encoding.decode_tree(*projective) == (heads, labels)
+    assert GraphEncoding(None).prepare_tree(heads, labels) == (heads, labels)
+
+
+def test_the_loss_per_word_is_the_summed_loss_over_the_words():
+    losses = []
+    for per_word in (False, True):
+        nlp, docs, examples, _ = _biaffine_nlp({"loss_per_word": per_word}, n=6)
+        losses.append(nlp.update(examples, sgd=False, drop=0.0)["biaffine_parser"])
+    words = sum(len(d) for d in docs)
+    assert losses[1] == pytest.approx(losses[0] / words, rel=1e-4)
+
+
+def test_the_fixed_dropouts_keep_their_rate_whatever_training_dropout_says():
+    from thinc.api import set_dropout_rate
+
+    from spacy_planar.model.biaffine import FIXED_RATE, build_biaffine_model
+
+    model = build_biaffine_model(Model("t", lambda m, X, t: (X, None)), mlp_dropout=0.4, input_dropout=0.2)
+    fixed = [node for node in model.walk() if node.name == "fixed_dropout"]
+    set_dropout_rate(model, 0.9)
+    assert sorted(node.attrs[FIXED_RATE] for node in fixed) == [0.2, 0.4]
+    X = np.ones((200, 50), dtype="float32")
+    dropped, _ = fixed[0](X, is_train=True)
+    assert 0.6 < (dropped == 0).mean() < 0.9 or 0.1 < (dropped == 0).mean() < 0.3
+    assert (fixed[0](X, is_train=False)[0] == X).all()
+    # the default: no fixed dropout, the MLP's rate is training.dropout's
+    assert not [node for node in build_biaffine_model(Model("t", lambda m, X, t: (X, None))).walk()
+                if node.name == "fixed_dropout"]
+
+
+def test_an_unknown_decoder_is_refused_in_one_line():
+    from spacy_planar.errors import UserError
+
+    nlp = spacy.blank("xx")
+    with pytest.raises(UserError, match="decoder 'cky'"):
+        nlp.add_pipe("biaffine_parser", config={"decoder": "cky"})

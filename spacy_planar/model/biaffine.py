@@ -2,9 +2,9 @@
 "Deep biaffine attention for neural dependency parsing", sections 2.2-2.3), what Stanza, UDPipe 2
 and spacy-experimental score trees with.
 
-tok2vec -> one ReLU layer whose four blocks are the arc-dependent, arc-head, label-dependent and
-label-head representations of every word (four MLPs in one product) -> dropout; then, for a
-sentence of n words,
+tok2vec (-> the parser's own encoder) -> dropout -> one ReLU layer whose four blocks are the
+arc-dependent, arc-head, label-dependent and label-head representations of every word (four MLPs
+in one product; four more for the positional scorers) -> dropout; then, for a sentence of n words,
 
     s_arc[i, j] = d_i U h_j + h_j . u             (section 2.2, eq. 6: the biaffine with the
                                                    head's prior; j = 0 is a learned root vector)
@@ -12,7 +12,9 @@ sentence of n words,
 
 The model's forward pass runs the encoder and the MLPs over the batch's Docs and returns a
 ``GraphScorer``, which scores the arcs of sentences (padded into one batch of products) and the
-labels of given (dependent, head) pairs, each with its backward pass; the gradients of the four
+labels of given (dependent, head) pairs, each with its backward pass (and, with
+``positional_width``, Stanza's linearization and distance scores of every pair: its parser's
+``linearization`` and ``distance`` options, Qi et al. 2018, section 2.2); the gradients of the four
 blocks are summed and go back through the MLP and the encoder once. Thinc ops and ``ops.xp``
 only (runs on a GPU)."""
 from __future__ import annotations
@@ -21,38 +23,80 @@ from typing import Callable, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Model, Relu, glorot_uniform_init
+from thinc.api import Model, Relu, chain, glorot_uniform_init
 from thinc.types import Floats2d, Floats3d, Ints1d, Ints2d
 
 BIAFFINE_PARAMS = ("Ua", "ua", "ra", "Ul", "Wl", "bl")
+POSITIONAL_PARAMS = ("Plin", "Pdist")  # Stanza's linearization and distance scorers
+# a fixed dropout's rate, under a name of its own: spaCy's components set ``dropout_rate`` on every layer
+FIXED_RATE = "fixed_rate"
 
 
 @registry.architectures("spacy-planar.BiaffineModel.v1")
 def build_biaffine_model(tok2vec: Model[List[Doc], List[Floats2d]], arc_width: int = 400, label_width: int = 100,
-                         nO: Optional[int] = None) -> Model:
+                         nO: Optional[int] = None, mlp_dropout: Optional[float] = None, input_dropout: float = 0.0,
+                         encoder: Optional[Model[List[Floats2d], List[Floats2d]]] = None,
+                         positional_width: int = 0) -> Model:
     """Pick this for the graph-based parser (``biaffine_parser``). ``arc_width``
     and ``label_width``: the MLPs' widths before the arc and the label
-    biaffines (Stanza's 400 and 100; Dozat & Manning's 500 and 100);
+    biaffines (Stanza's 400 and 400; Dozat & Manning's 500 and 100);
     ``nO``: the number of labels, set by the component. ``tok2vec`` is
     usually a ``spacy.Tok2VecListener.v1`` of the pipeline's shared encoder;
-    the MLPs' dropout is ``training.dropout``."""
-    mlp = Relu(nO=2 * arc_width + 2 * label_width, dropout=0.25)  # the four MLPs; training.dropout sets the rate
-    biaffine = Model("biaffine", _no_forward, init=_biaffine_init, dims={"nA": arc_width, "nB": label_width,
-                                                                          "nO": nO},
-                     params={name: None for name in BIAFFINE_PARAMS})
-    return Model("biaffine_parser", forward, init=init, layers=[tok2vec, mlp, biaffine],
-                 refs={"tok2vec": tok2vec, "mlp": mlp, "biaffine": biaffine}, dims={"nO": nO})
+    ``encoder``: a layer of the parser's own above it (a
+    ``spacy-planar.BiLSTMEncoder.v1``, as Stanza's parser runs its own
+    BiLSTM), None: none. ``input_dropout``: dropout on the encoder's output
+    before the MLPs (Dozat & Manning 0.33, Stanza 0.5); ``mlp_dropout``: the
+    MLPs' dropout, None: ``training.dropout``. ``positional_width``: with
+    more than 0, Stanza's linearization (is the head left or right?) and
+    distance scorers, each a biaffine of this width whose log-likelihood of
+    every candidate head is added to its arc score (detached: each learns
+    from its own loss at the gold heads); 0: none."""
+    mlp_out = 2 * arc_width + 2 * label_width + 4 * positional_width
+    mlp: Model = Relu(nO=mlp_out, dropout=0.25 if mlp_dropout is None else None)  # 0.25: training.dropout sets it
+    if mlp_dropout is not None:
+        mlp = chain(mlp, fixed_dropout(mlp_dropout))
+    if input_dropout:
+        mlp = chain(fixed_dropout(input_dropout), mlp)
+    params = BIAFFINE_PARAMS + (POSITIONAL_PARAMS if positional_width else ())
+    biaffine = Model("biaffine", biaffine_forward, init=_biaffine_init,
+                     dims={"nA": arc_width, "nB": label_width, "nP": positional_width, "nO": nO},
+                     params={name: None for name in params})
+    refs = {"tok2vec": tok2vec, "mlp": mlp, "biaffine": biaffine}
+    if encoder is not None:
+        refs["encoder"] = encoder
+    layers = [tok2vec, *([encoder] if encoder is not None else []), mlp, biaffine]
+    return Model("biaffine_parser", forward, init=init, layers=layers, refs=refs, dims={"nO": nO})
 
 
-def _no_forward(model, X, is_train):  # the biaffine's products run in GraphScorer
-    raise NotImplementedError
+def fixed_dropout(rate: float) -> Model[Floats2d, Floats2d]:
+    """Dropout at ``rate`` while training, whatever ``training.dropout`` says."""
+    return Model("fixed_dropout", _fixed_dropout_forward, attrs={FIXED_RATE: rate})
+
+
+def _fixed_dropout_forward(model: Model, X: Floats2d, is_train: bool) -> Tuple[Floats2d, Callable]:
+    rate = model.attrs[FIXED_RATE]
+    if not is_train or not rate:
+        return X, lambda dY: dY
+    mask = model.ops.get_dropout_mask(X.shape, rate)
+    return X * mask, lambda dY: dY * mask
+
+
+def biaffine_forward(model: Model, Z: Floats2d, is_train: bool) -> Tuple["GraphScorer", Callable]:
+    """The MLP's output -> its ``GraphScorer``; the scorer's passes give the gradient of ``Z``,
+    which the backward pass hands on."""
+    return GraphScorer(model, Z), lambda dZ: dZ
 
 
 def init(model: Model, X=None, Y=None) -> Model:
-    tok2vec, mlp, biaffine = model.layers
+    tok2vec, mlp, biaffine = model.get_ref("tok2vec"), model.get_ref("mlp"), model.get_ref("biaffine")
     if X is not None:
         tok2vec.initialize(X=X)
-    mlp.layers[0].set_dim("nI", tok2vec.get_dim("nO"))  # Relu with dropout: chain(Relu, Dropout)
+    width = tok2vec.get_dim("nO")
+    if model.has_ref("encoder"):
+        encoder = model.get_ref("encoder")
+        encoder.initialize()
+        width = encoder.get_dim("nO")
+    next(node for node in mlp.walk() if node.name == "relu").set_dim("nI", width)
     mlp.initialize()
     if model.has_dim("nO") and model.get_dim("nO"):
         biaffine.set_dim("nO", model.get_dim("nO"), force=True)
@@ -62,7 +106,7 @@ def init(model: Model, X=None, Y=None) -> Model:
 
 def _biaffine_init(model: Model, X=None, Y=None) -> Model:
     """The biaffines start at zero (the MLPs carry the signal: their products' gradients are
-    not zero), the root's vector as a word's would be (glorot)."""
+    not zero), the root's vector as a word's would be (glorot); the positional scorers at zero."""
     ops = model.ops
     a, b, L = model.get_dim("nA"), model.get_dim("nB"), model.get_dim("nO")
     model.set_param("Ua", ops.alloc2f(a, a))
@@ -71,23 +115,32 @@ def _biaffine_init(model: Model, X=None, Y=None) -> Model:
     model.set_param("Ul", ops.alloc3f(L, b, b))
     model.set_param("Wl", ops.alloc2f(L, 2 * b))
     model.set_param("bl", ops.alloc1f(L))
+    p = model.get_dim("nP") if model.has_dim("nP") else 0
+    if p:
+        for name in POSITIONAL_PARAMS:
+            model.set_param(name, ops.alloc2f(p + 1, p + 1))
     return model
 
 
 def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple["GraphScorer", Callable]:
     """Docs -> the ``GraphScorer`` of their words (the Docs' tokens one after another); the
     backward pass takes the gradient of the MLP's output that the scorer's passes summed."""
-    tok2vec, mlp, biaffine = model.layers
+    tok2vec, mlp, biaffine = model.get_ref("tok2vec"), model.get_ref("mlp"), model.get_ref("biaffine")
     Xs, backprop_tok2vec = tok2vec(docs, is_train)
+    if model.has_ref("encoder"):
+        Xs, backprop_encoder = model.get_ref("encoder")(Xs, is_train)
+    else:
+        def backprop_encoder(dXs):
+            return dXs
     ops = model.ops
     lengths = [len(X) for X in Xs]
     X = ops.xp.concatenate(Xs) if Xs else ops.alloc2f(0, tok2vec.get_dim("nO"))
     Z, backprop_mlp = mlp(X, is_train)
-    scorer = GraphScorer(biaffine, Z)
+    scorer, _ = biaffine(Z, is_train)
 
     def backprop(dZ: Floats2d) -> List[Floats2d]:
         dX = backprop_mlp(dZ)
-        return backprop_tok2vec(ops.xp.split(dX, _bounds(lengths)))
+        return backprop_tok2vec(backprop_encoder(ops.xp.split(dX, _bounds(lengths))))
 
     return scorer, backprop
 
@@ -110,7 +163,15 @@ class GraphScorer:
         self.ops = biaffine.ops
         self.Z = Z
         a, b = biaffine.get_dim("nA"), biaffine.get_dim("nB")
-        self.blocks = (slice(0, a), slice(a, 2 * a), slice(2 * a, 2 * a + b), slice(2 * a + b, 2 * a + 2 * b))
+        p = biaffine.get_dim("nP") if biaffine.has_dim("nP") else 0
+        widths = (a, a, b, b, p, p, p, p)  # arc dep, head; label dep, head; linearization dep, head; distance
+        ends = [sum(widths[:k + 1]) for k in range(len(widths))]
+        self.blocks = tuple(slice(end - w, end) for end, w in zip(ends, widths))
+
+    @property
+    def positional(self) -> bool:
+        """Whether the model has the linearization and distance scorers."""
+        return self.model.has_dim("nP") and bool(self.model.get_dim("nP"))
 
     @property
     def n_labels(self) -> int:
@@ -147,6 +208,34 @@ class GraphScorer:
             return self._scatter(safe, mask, ((0, dD), (1, dH[:, 1:])))
 
         return S, backprop
+
+    def positions(self, rows: Ints2d) -> Tuple[Tuple[Floats3d, Floats3d], Callable]:
+        """``rows`` as for ``arcs`` -> the linearization and the distance scores (sentences, T,
+        T + 1) of word i and head j, each ``[d_i; 1] P [h_j; 1]`` (the root's h: zeros), and their
+        backward pass ((d_lin, d_dist) -> the gradient of ``Z``)."""
+        ops, xp = self.ops, self.ops.xp
+        rows = ops.asarray(rows)
+        mask = (rows >= 0)[..., None].astype("float32")
+        safe = xp.where(rows >= 0, rows, 0)
+        words = self.Z[safe]
+        parts, backprops = [], []
+        for k, name in ((4, "Plin"), (6, "Pdist")):
+            D = words[..., self.blocks[k]] * mask
+            H = words[..., self.blocks[k + 1]] * mask
+            H = xp.concatenate([xp.zeros((H.shape[0], 1, H.shape[2]), dtype="float32"), H], axis=1)
+            S, backprop = _pairwise(xp, D, H, self.model.get_param(name))
+            parts.append(S)
+            backprops.append((k, name, backprop))
+
+        def backprop(d_scores) -> Floats2d:
+            grads = []
+            for (k, name, back), dS in zip(backprops, d_scores):
+                dD, dH, dP = back(xp.ascontiguousarray(dS, dtype="float32"))
+                self.model.inc_grad(name, dP)
+                grads += [(k, dD), (k + 1, dH[:, 1:])]
+            return self._scatter(safe, mask, grads)
+
+        return (parts[0], parts[1]), backprop
 
     def labels(self, deps: Ints1d, heads: Ints1d) -> Tuple[Floats2d, Callable]:
         """s_label (pairs, labels) of the arcs heads[k] -> deps[k] between words (rows of ``Z``;
@@ -189,6 +278,25 @@ class GraphScorer:
             d = (d * mask).reshape(flat.shape[0], -1)
             dZ[:, self.blocks[block]] = _scatter_rows(self.ops, self.Z.shape[0], flat, d)
         return dZ
+
+
+def _pairwise(xp, D: Floats3d, H: Floats3d, P: Floats2d) -> Tuple[Floats3d, Callable]:
+    """S[b, i, j] = [D[b, i]; 1] P [H[b, j]; 1] (a biaffine with both linear terms and a bias)
+    and its backward pass: dS -> (dD, dH, dP)."""
+    B, T, k = D.shape
+    D1 = xp.concatenate([D, xp.ones((B, T, 1), dtype="float32")], axis=2)
+    H1 = xp.concatenate([H, xp.ones((B, H.shape[1], 1), dtype="float32")], axis=2)
+    DP = (D1.reshape(B * T, k + 1) @ P).reshape(B, T, k + 1)
+    S = xp.matmul(DP, H1.transpose(0, 2, 1))
+
+    def backprop(dS: Floats3d):
+        dSH = xp.matmul(dS, H1)  # (B, T, k + 1)
+        dP = D1.reshape(B * T, k + 1).T @ dSH.reshape(B * T, k + 1)
+        dD = (dSH.reshape(B * T, k + 1) @ P.T).reshape(B, T, k + 1)[..., :k]
+        dH = xp.matmul(dS.transpose(0, 2, 1), DP)[..., :k]
+        return dD, dH, dP
+
+    return S, backprop
 
 
 def _scatter_rows(ops, n: int, rows, values) -> Floats2d:

@@ -16,6 +16,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Config, Model, set_dropout_rate
 
 from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
+from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
@@ -28,6 +29,7 @@ from spacy_planar.parser.component.factory import base_tok2vec
 from spacy_planar.parser.decoding.parsing import Parsed, unit_words, units, with_whitespace
 from spacy_planar.parser.component.training import GoldTrees
 from spacy_planar.trees.algorithms import Tree
+from spacy_planar.trees.pseudoproj import check_encoding, deprojectivize, projectivize
 from spacy_planar.trees.transforms import check_transforms, clean_label
 
 register_extensions()
@@ -50,14 +52,16 @@ DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
     "biaffine_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={"model": DEFAULT_MODEL["model"], "root_label": None, "extra_root_label": EXTRA_ROOT_LABEL,
-                    "tree_transforms": [], "scorer": DEFAULT_MODEL["scorer"]},
+                    "tree_transforms": [], "decoder": "mst", "pseudo_projective": None, "loss_per_word": False,
+                    "scorer": DEFAULT_MODEL["scorer"]},
     default_score_weights={
         "dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "dep_np_p": None, "dep_np_r": None,
         "dep_np_f": 0.0, "sents_p": None, "sents_r": None, "sents_f": 0.0,
     },
 )
 def make_biaffine_parser(nlp: Language, name: str, model: Model, root_label: Optional[str], extra_root_label: str,
-                         tree_transforms: List[str], scorer: Optional[Callable]):
+                         tree_transforms: List[str], decoder: str, pseudo_projective: Optional[str],
+                         loss_per_word: bool, scorer: Optional[Callable]):
     """A graph-based dependency parser (Dozat & Manning 2017): every
     (head, dependent) pair scored by a biaffine over the shared encoder, the
     best tree with one root decoded exactly (Chu-Liu-Edmonds), then each
@@ -67,24 +71,36 @@ def make_biaffine_parser(nlp: Language, name: str, model: Model, root_label: Opt
     extra_root_label: the label of what is attached without being parsed
         (whitespace tokens).
     tree_transforms: Nilsson's (2007) transforms, inverted on output.
+    decoder: "mst" (any tree: Chu-Liu-Edmonds) or "eisner" (projective
+        trees only: Eisner 1996).
+    pseudo_projective: train on the pseudo-projective trees of this encoding
+        (Nivre & Nilsson 2005: "head+path" as arc-eager's), deprojectivized
+        on output; None: the trees as they are.
+    loss_per_word: the loss and its gradient divided by the batch's words
+        (Stanza's), not summed over them.
     """
     return BiaffineParser(nlp.vocab, model, name, root_label=root_label, extra_root_label=extra_root_label,
-                          tree_transforms=tree_transforms, scorer=scorer)
+                          tree_transforms=tree_transforms, decoder=decoder, pseudo_projective=pseudo_projective,
+                          loss_per_word=loss_per_word, scorer=scorer)
 
 
-class Unencoded:
-    """A graph-based parser's trees as they are: what ``TreeCodec`` asks of a system, with
-    nothing to encode or decode."""
+class GraphEncoding:
+    """What ``TreeCodec`` asks of a system, for a graph-based parser: its trees as they are, or
+    with ``encoding`` their pseudo-projective trees (Nivre & Nilsson 2005), deprojectivized back."""
 
     name = "biaffine"
 
-    @staticmethod
-    def prepare_tree(heads, labels) -> Tree:
-        return list(heads), list(labels)
+    def __init__(self, encoding: Optional[str] = None):
+        self.encoding = None if encoding is None else check_encoding(encoding)
 
-    @staticmethod
-    def decode_tree(heads, labels) -> Tree:
-        return heads, labels
+    def prepare_tree(self, heads, labels) -> Tree:
+        if self.encoding is None:
+            return list(heads), list(labels)
+        out = projectivize(heads, labels, self.encoding)
+        return out.heads, out.labels
+
+    def decode_tree(self, heads, labels) -> Tree:
+        return (heads, labels) if self.encoding is None else deprojectivize(heads, labels, self.encoding)
 
 
 @dataclass
@@ -94,6 +110,9 @@ class GraphSettings:
     root_label: str
     extra_root_label: str
     tree_transforms: List[str]
+    decoder: str = "mst"
+    pseudo_projective: Optional[str] = None
+    loss_per_word: bool = False
     learn_root_label: bool = False
     labels: List[str] = field(default_factory=list)
     single_root: bool = True  # the decoder's constraint (the codec reads it)
@@ -108,15 +127,20 @@ class BiaffineParser(ParserPipe, TrainablePipe):
     """The graph-based parser: a thin layer over ``graph.py`` and the model."""
 
     def __init__(self, vocab, model: Model, name: str, *, root_label: Optional[str], extra_root_label: str,
-                 tree_transforms: Sequence[str], scorer: Optional[Callable]):
+                 tree_transforms: Sequence[str], decoder: str = "mst", pseudo_projective: Optional[str] = None,
+                 loss_per_word: bool = False, scorer: Optional[Callable]):
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
+        if decoder not in graph.DECODERS:
+            raise UserError(Errors.E134.format(what="biaffine_parser decoder", value=decoder,
+                                               rule=" or ".join(graph.DECODERS)))
         self.settings = GraphSettings(root_label=root_label or ROOT_LABEL, learn_root_label=root_label is None,
                                       extra_root_label=extra_root_label,
-                                      tree_transforms=check_transforms(list(tree_transforms)))
-        self.codec = TreeCodec(Unencoded(), self.settings)
+                                      tree_transforms=check_transforms(list(tree_transforms)), decoder=decoder,
+                                      pseudo_projective=pseudo_projective, loss_per_word=loss_per_word)
+        self.codec = TreeCodec(GraphEncoding(pseudo_projective), self.settings)
         self.gold = GoldTrees(self.settings)
         self.repaired: Counter = Counter()  # what output_trees had to repair (never expected: MST gives trees)
 
@@ -181,6 +205,9 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         set_dropout_rate(self.model, drop)
         scorer, backprop = self.model.begin_update([eg.predicted for eg in examples])
         d_rows, loss = graph.training_loss(scorer, sentences)
+        if self.settings.loss_per_word:
+            words = sum(len(heads) for _, heads, _ in sentences)
+            d_rows, loss = d_rows / words, loss / words
         backprop(d_rows)
         if sgd not in (None, False):
             self.finish_update(sgd)
@@ -205,7 +232,8 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         if kept is not None:  # the parse reads the other words only
             scorer = scorer.restricted(kept)
         parsed = [(row, len(w)) for w, row in zip(words, rows) if len(w)]
-        decoded = iter(graph.decode(scorer, [r for r, _ in parsed], [n for _, n in parsed]))
+        decoded = iter(graph.decode(scorer, [r for r, _ in parsed], [n for _, n in parsed],
+                                    decoder=self.settings.decoder))
         s = self.settings
         for (k, start, end), w in zip(found, words):
             heads, label_ids, probs = next(decoded) if len(w) else ([], [], np.zeros(0))

@@ -8,11 +8,12 @@ nothing is repaired after the model chose.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from spacy_planar.parser.decoding.driver import batches
+from spacy_planar.trees.eisner import best_projective_tree
 from spacy_planar.trees.mst import best_tree
 
 # sentences scored together, sorted by length (less padding)
@@ -66,6 +67,56 @@ def label_loss(ops, scores, gold: np.ndarray) -> Tuple[object, float]:
     return (xp.exp(logp) - onehot).astype("float32"), float(-(logp * onehot).sum())
 
 
+def head_offsets(xp, T: int):
+    """(1, T, T + 1): the offset of head j from word i in the sentence (the root at 0, word i
+    at i + 1): j - i - 1, never 0 among candidates."""
+    i = xp.arange(T)[None, :, None]
+    j = xp.arange(T + 1)[None, None, :]
+    return (j - i - 1).astype("float32")
+
+
+def _log_sigmoid(xp, x):
+    return -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x))))
+
+
+def positional_prior(xp, lin, dist):
+    """Each candidate head's log-likelihood under the linearization and distance scores (Qi et
+    al. 2018, section 2.2: log sigmoid(s_lin sign(offset)), and -log(1 + (|offset| - d)^2 / 2)
+    for the predicted distance d = 1 + softplus(s_dist)), added to its arc score."""
+    offset = head_offsets(xp, lin.shape[1])
+    predicted = 1 + xp.logaddexp(0, dist)
+    return _log_sigmoid(xp, lin * xp.sign(offset)) - xp.log1p((xp.abs(offset) - predicted) ** 2 / 2)
+
+
+def positional_loss(ops, lin, dist, gold) -> Tuple[object, object, float]:
+    """The linearization's and the distance's losses at each word's gold head (``gold`` as for
+    ``arc_loss``): (d_lin, d_dist, loss), the gradients zero elsewhere."""
+    xp = ops.xp
+    gold = ops.asarray(gold)
+    words = gold >= 0
+    onehot = ((xp.arange(lin.shape[2])[None, None, :] == gold[..., None]) & words[..., None]).astype("float32")
+    offset = head_offsets(xp, lin.shape[1])
+    side = xp.sign(offset)
+    lin_loss = -_log_sigmoid(xp, lin * side)
+    d_lin = -side / (1 + xp.exp(lin * side))  # d(-log sigmoid(y s)) / ds = -y sigmoid(-y s)
+    predicted = 1 + xp.logaddexp(0, dist)
+    gap = xp.abs(offset) - predicted
+    dist_loss = xp.log1p(gap ** 2 / 2)
+    d_dist = -gap / (1 + gap ** 2 / 2) / (1 + xp.exp(-dist))  # ... * d predicted / ds = sigmoid(s)
+    loss = float(((lin_loss + dist_loss) * onehot).sum())
+    return (d_lin * onehot).astype("float32"), (d_dist * onehot).astype("float32"), loss
+
+
+def arc_scores(scorer, rows) -> Tuple[object, Callable, Optional[Tuple]]:
+    """The arcs' scores of ``rows`` (``GraphScorer.arcs``) with the positional prior added where
+    the model has it, their backward pass, and the positional scores with theirs (or None)."""
+    S, backprop = scorer.arcs(rows)
+    if not scorer.positional:
+        return S, backprop, None
+    (lin, dist), backprop_positions = scorer.positions(rows)
+    return S + positional_prior(scorer.ops.xp, lin, dist), backprop, (lin, dist, backprop_positions)
+
+
 Gold = Tuple[int, List[int], List[int]]  # a sentence: its first row, heads (0: root), label ids (-1: the root's)
 
 
@@ -82,10 +133,15 @@ def training_loss(scorer, sentences: Sequence[Gold]) -> Tuple[object, float]:
         gold = np.full(rows.shape, -1, dtype=np.int64)
         for b, (_, heads, _) in enumerate(group):
             gold[b, :len(heads)] = heads
-        S, backprop = scorer.arcs(rows)
+        S, backprop, positions = arc_scores(scorer, rows)
         d_scores, loss = arc_loss(ops, S, lengths, gold)
         dZ += backprop(d_scores)
         total += loss
+        if positions is not None:
+            lin, dist, backprop_positions = positions
+            d_lin, d_dist, loss = positional_loss(ops, lin, dist, gold)
+            dZ += backprop_positions((d_lin, d_dist))
+            total += loss
     deps, heads, labels = arcs_of([s for s, _, _ in sentences], [h for _, h, _ in sentences],
                                   [lab for _, _, lab in sentences])
     if len(deps):
@@ -96,18 +152,22 @@ def training_loss(scorer, sentences: Sequence[Gold]) -> Tuple[object, float]:
     return dZ, total
 
 
-def decode(scorer, starts: Sequence[int], lengths: Sequence[int], single_root: bool = True
+DECODERS = {"mst": best_tree, "eisner": best_projective_tree}  # any tree; projective trees only
+
+
+def decode(scorer, starts: Sequence[int], lengths: Sequence[int], single_root: bool = True, decoder: str = "mst"
            ) -> List[Tuple[List[int], List[int], np.ndarray]]:
     """Each sentence (its first row of the scorer and length): the best tree under its arcs'
-    log-probabilities, the label ids of its non-root arcs (-1 on the root's), and each word's
-    probability of its head and label; in the order given."""
+    log-probabilities (``decoder``: ``DECODERS``), the label ids of its non-root arcs (-1 on the
+    root's), and each word's probability of its head and label; in the order given."""
+    best = DECODERS[decoder]
     out: List[Optional[Tuple]] = [None] * len(starts)
     for idx in batches(lengths, SENTENCES_PER_BATCH):
         group_lengths = [lengths[i] for i in idx]
         logp = arc_log_probs(scorer, [starts[i] for i in idx], group_lengths)
         for b, i in enumerate(idx):
             n = group_lengths[b]
-            heads = best_tree(logp[b, :n, :n + 1], single_root)
+            heads = best(logp[b, :n, :n + 1], single_root)
             out[i] = (heads, np.exp(logp[b, np.arange(n), heads]))
     trees = [heads for heads, _ in out]
     deps, heads = arcs_of(starts, trees)
@@ -150,5 +210,5 @@ def arc_log_probs(scorer, starts: Sequence[int], lengths: Sequence[int]) -> np.n
     """(sentences, T, T + 1) on the host: each word's log-probability of each candidate head
     (``NO_ARC``-low for what is not one)."""
     ops = scorer.ops
-    S, _ = scorer.arcs(padded_rows(starts, lengths))
+    S, _, _ = arc_scores(scorer, padded_rows(starts, lengths))
     return ops.to_numpy(log_softmax(ops.xp, S, candidates(ops.xp, lengths, S.shape[1])))
