@@ -1,4 +1,4 @@
-"""spacy-planar: non-projective transition-based dependency parsers for spaCy.
+"""spacy-planar: non-projective dependency parsers for spaCy, transition-based and graph-based.
 
 What a Python user calls, beside ``spacy.load``: ``render`` (trees drawn
 with their planes), ``treebanks`` and ``set_treebank`` (a pipeline trained on

@@ -141,8 +141,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E119 = "{source}: neither a CoNLL-U file nor a pipeline"
     E120 = "--text is empty: give the text to parse and draw"
     E121 = "{path}: --diagram writes an SVG picture: give a path ending in .svg"
-    E122 = ("--taggers-first trains the taggers of --tagging first, then a planar_parser: {system} with "
-            "--tagging has no planar_parser or no taggers (and a transformer shares its encoder)")
+    E122 = ("--taggers-first trains the taggers of --tagging first, then the parser: {system} with "
+            "--tagging has no parser or no taggers (and a transformer shares its encoder)")
     E123 = "--transformer needs spacy-transformers: pip install 'spacy-planar[trf]'"
     E124 = ("this config freezes {components} without training them first (frozen, not sourced): "
             "train it with spacy-planar train, which trains them in a first stage")
@@ -163,7 +163,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "seed): {reason}")
     E139 = ("{name}: {key} is learned with the weights in training; the saved pipeline's is {saved!r}, not "
             "{given!r}: load it without setting {key}")
-    E140 = "UDPipe 1 is not installed: pip install 'spacy-planar[anchors]' (or pip install ufal.udpipe)"
+    E140 = "UDPipe 1 is not installed: pip install -e './lab[anchors]' from a clone (or pip install ufal.udpipe)"
     E141 = "{path}: UDPipe 1 could not read or train on it: {reason}"
     E142 = "{path}: [{section}] has no setting '{key}'{hint}; nothing was trained"
     E143 = ("--gpu-id {gpu_id}: no usable GPU here (CuPy with a CUDA device: pip install cupy-cuda12x); "
@@ -179,8 +179,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E149 = "{location}: not an index of pipelines ({reason})"
     E150 = "pip could not install {name}: {reason}"
     E151 = "{path}: not a spaCy DocBin (.spacy) spaCy can read ({reason})"
-    E152 = ("{python} cannot import Stanza: pip install 'spacy-planar[anchors]' (or pip install stanza), or give "
-            "--python a Python that has it")
+    E152 = ("{python} cannot import Stanza: pip install -e './lab[anchors]' from a clone (or pip install stanza), "
+            "or give --python a Python that has it")
     E153 = "Stanza's {step} failed (exit {code}); its log: {log}"
     E154 = ("{path}: a training or dev corpus is a DocBin (.spacy), a CoNLL-U file (.conllu) or a folder of "
             "them; none found")
@@ -193,6 +193,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "leave out --kbest, or ensemble seeds of one transition system")
     E159 = "spacy-planar.Corpus.v1: sentences must be at least 1, not {sentences}"
     E160 = "spacy-planar.batch_by_words.v1: share must be 0 or more, not {share}"
+    E161 = ("spacy-planar lab: the laboratory is not installed (a package of its own): from a clone of "
+            "spacy-planar, pip install -c constraints.txt -e ./lab")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

@@ -4,7 +4,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.parser.decoding.driver import drive
+from spacy_planar.parser.transition.driver import drive
 from spacy_planar.parser.oracles import PREFER
 from spacy_planar.parser.systems.base import TransitionSystem
 from spacy_planar.parser.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH, States

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_planar.parser.decoding.beam import candidates, log_softmax, top_of_rows
+from spacy_planar.parser.transition.beam import candidates, log_softmax, top_of_rows
 from spacy_planar.parser.catalog import SYSTEMS, make_system
-from spacy_planar.parser.decoding.driver import beam_parse, greedy_parse
+from spacy_planar.parser.transition.driver import beam_parse, greedy_parse
 from spacy_planar.parser.systems.state import INT
 from spacy_planar.trees.algorithms import tree_error
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from strategies import LABELS, projective_trees
 from test_beam import feature_scorer, offsets_of
 
-from spacy_planar.parser.decoding.beam import log_softmax
+from spacy_planar.parser.transition.beam import log_softmax
 from spacy_planar.parser.catalog import SYSTEMS, make_oracle, make_system
-from spacy_planar.parser.decoding.driver import beam_train_run, oracle_run
+from spacy_planar.parser.transition.driver import beam_train_run, oracle_run
 
 # the systems whose model inputs are the features alone (top-down's arc rows need its own scorer here)
 TABLE_SYSTEMS = sorted(set(SYSTEMS) - {"top_down"})

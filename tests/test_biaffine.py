@@ -315,3 +315,15 @@ def test_an_unknown_decoder_is_refused_in_one_line():
     nlp = spacy.blank("xx")
     with pytest.raises(UserError, match="decoder 'cky'"):
         nlp.add_pipe("biaffine_parser", config={"decoder": "cky"})
+
+
+def test_a_gold_label_unseen_at_initialize_is_refused_not_trained_as_none():
+    from spacy_planar.errors import UserError
+
+    nlp, docs, examples, optimizer = _biaffine_nlp({}, n=6)
+    gold = docs[0].copy()
+    child = next(t for t in gold if t.head.i != t.i)
+    child.dep_ = "never:seen"
+    with pytest.raises(UserError) as e:
+        nlp.update([Example(_words(nlp, gold), gold)], sgd=optimizer)
+    assert e.value.code == "E118" and "never:seen" in str(e.value)

@@ -125,7 +125,7 @@ def test_bad_input_and_internal_errors_exit_apart(tmp_path, monkeypatch, capsys)
     internal error (here a function the command calls breaks): its
     traceback and exit 2, not one line that blames the input."""
     from spacy_planar import __main__ as cli
-    from spacy_planar.lab import analyse
+    from spacy_planar_lab import analyse
 
     def run(path):  # `spacy-planar lab stats PATH` through main(): (exit status, stderr)
         monkeypatch.setattr(sys, "argv", ["spacy-planar", "lab", "stats", str(path)])
@@ -234,7 +234,7 @@ def test_twelve_commands_and_the_lab_and_every_help_fits_80_columns():
 
 
 def test_the_product_loads_nothing_of_the_lab(tmp_path):
-    """Every product module imported, then `parse` run as a user runs it: no spacy_planar.lab
+    """Every product module imported, then `parse` run as a user runs it: no spacy_planar_lab
     module is loaded (the laboratory loads when `spacy-planar lab ...` is called)."""
     import subprocess
     import sys
@@ -246,17 +246,16 @@ def test_the_product_loads_nothing_of_the_lab(tmp_path):
         "import pkgutil, importlib, sys, spacy_planar\n"
         "def walk(package):\n"  # pkgutil.walk_packages would import every package, the lab's too
         "    for m in pkgutil.iter_modules(package.__path__, package.__name__ + '.'):\n"
-        "        if m.name != 'spacy_planar.lab':\n"
-        "            module = importlib.import_module(m.name)\n"
-        "            if m.ispkg:\n"
-        "                walk(module)\n"
+        "        module = importlib.import_module(m.name)\n"
+        "        if m.ispkg:\n"
+        "            walk(module)\n"
         "walk(spacy_planar)\n"
         "from typer.testing import CliRunner\n"
         "from spacy_planar.__main__ import app\n"
         f"r = CliRunner().invoke(app, ['parse', {str(model)!r}, {str(fixture_path('test'))!r}, "
         f"{str(tmp_path / 'out.conllu')!r}])\n"
         "assert r.exit_code == 0, r.output\n"
-        "print(sorted(m for m in sys.modules if m.startswith('spacy_planar.lab')))\n")
+        "print(sorted(m for m in sys.modules if m.startswith('spacy_planar_lab')))\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.strip().splitlines()[-1] == "[]", res.stdout

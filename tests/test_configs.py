@@ -96,7 +96,7 @@ def test_the_anchors_are_spacys_parser_as_spacy_init_config_writes_it(tmp_path):
 def test_configs_are_the_base_merged_with_their_parser(config, tmp_path):
     """configs/X.cfg is what `spacy-planar init-config X` writes (the shared
     base with X's partial; configs/anchors/: `spacy-planar lab anchor-config`):
-    edit spacy_planar/partials/ (spacy_planar/lab/partials/), then rerun it."""
+    edit spacy_planar/partials/ (lab/spacy_planar_lab/partials/), then rerun it."""
     from typer.testing import CliRunner
 
     from spacy_planar.__main__ import app

@@ -357,7 +357,7 @@ def test_the_sentencizer_splits_lines_and_leaves_the_pipeline_alone(model, tmp_p
 
 
 SECOND_ROOT = '''
-from spacy_planar.parser.decoding.codec import TreeCodec
+from spacy_planar.parser.shared.codec import TreeCodec
 
 _from_system = TreeCodec.from_system
 

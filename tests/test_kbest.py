@@ -19,7 +19,7 @@ from spacy_planar.errors import UserError
 from spacy_planar.eval.official import validate
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.eval.render import reliability_svg
-from spacy_planar.parser.decoding.kbest import (
+from spacy_planar.parser.transition.kbest import (
     arc_confidence,
     arc_probabilities,
     at_temperature,

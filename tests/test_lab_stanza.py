@@ -1,5 +1,5 @@
 """`lab stanza`'s reruns: a model trained to its budget is kept, a larger budget goes on."""
-from spacy_planar.lab.stanza import trained, write_curves
+from spacy_planar_lab.stanza import trained, write_curves
 
 
 def log_of(tmp_path, *ends):

@@ -1,4 +1,4 @@
-"""The package's shape: no import cycle between its modules, no function over 80 lines, no class
+"""The package's shape: no import cycle between its modules, no function over 60 lines, no class
 over 300, no file over 400; at most 10 loose modules in parser/; every user error with its code."""
 import ast
 from pathlib import Path
@@ -70,29 +70,53 @@ def test_no_import_cycle():
 
 
 def test_the_product_names_nothing_of_the_lab():
-    """No module outside lab/ imports the laboratory or names it in a string (an ``import_module``
-    by name is an import too): the product finds its commands by the ``spacy_planar_lab`` entry
-    point, which pyproject.toml declares and this installation has."""
+    """No product module imports the laboratory (a package of its own, ``lab/``) or names it in a
+    string (an ``import_module`` by name is an import too): the product finds its commands by the
+    ``spacy_planar_lab`` entry point, which lab/pyproject.toml declares and spacy-planar's does not;
+    the product's wheel has no lab (``packages.find``), and the two versions are one."""
+    import tomllib
     from importlib.metadata import entry_points
+
+    import spacy_planar
+    import spacy_planar_lab
 
     known = modules()
     named = []
     for name, path in known.items():
-        if name == "spacy_planar.lab" or name.startswith("spacy_planar.lab."):
-            continue
-        if any(m.startswith("spacy_planar.lab") for m in imports(name, path, known)):
-            named.append((name, "import"))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "spacy_planar.lab" in node.value:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+                if any(m and m.startswith("spacy_planar_lab") for m in found):
+                    named.append((name, "import"))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "spacy_planar_lab." in node.value:
                 named.append((name, node.lineno))
     assert named == []
-    assert [p.value for p in entry_points(group="spacy_planar_lab")] == ["spacy_planar.lab:lab_app"]
+    assert [p.value for p in entry_points(group="spacy_planar_lab")] == ["spacy_planar_lab:lab_app"]
+    product = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    lab = tomllib.loads((PACKAGE.parent / "lab" / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "spacy_planar_lab" not in product["project"].get("entry-points", {})
+    assert "spacy_planar_lab" in lab["project"]["entry-points"]
+    assert product["tool"]["setuptools"]["packages"]["find"]["include"] == ["spacy_planar*"]
+    assert not (PACKAGE / "lab").exists() and spacy_planar_lab.__version__ == spacy_planar.__version__
 
 
-def test_no_function_over_80_lines():
+def test_without_the_lab_spacy_planar_lab_says_how_to_get_it_in_one_line(monkeypatch):
+    from typer.testing import CliRunner
+
+    from spacy_planar.cli import _app
+
+    monkeypatch.setattr(_app, "LAB_ENTRY_POINTS", "no_such_group")  # as where the lab is not installed
+    app = _app.typer.Typer(cls=_app.OneLineErrors)
+    app.add_typer(_app.typer.Typer(cls=_app.LabGroup, rich_markup_mode=None), name="lab")
+    r = CliRunner().invoke(app, ["lab", "stats", "x.conllu"])
+    assert r.exit_code == 1 and "E161" in r.output and "pip install" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_no_function_over_60_lines():
     long = [(str(path.relative_to(PACKAGE.parent)), node.name, node.end_lineno - node.lineno + 1)
             for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60]
     assert long == []
 
 
@@ -107,10 +131,31 @@ def test_no_class_over_300_lines_and_no_file_over_400():
 
 
 def test_the_parser_is_in_rooms():
-    """parser/ holds its rooms (systems, oracles, decoding, component, graph) and at most 10 loose modules."""
+    """parser/ holds its rooms and at most 10 loose modules."""
     loose = [p.name for p in (PACKAGE / "parser").glob("*.py")]
     assert len(loose) <= 10, loose
-    assert {"systems", "oracles", "decoding", "component", "graph"} <= {p.name for p in (PACKAGE / "parser").iterdir()}
+    assert set(ROOMS) <= {p.name for p in (PACKAGE / "parser").iterdir()}
+
+
+# each parser's rooms; neither imports the other's (what both use is in parser/shared, which imports neither)
+ROOMS = {"transition": "transition", "systems": "transition", "oracles": "transition", "graph": "graph",
+         "shared": None, "ensembles": None}
+
+
+def test_the_two_parsers_are_siblings_over_a_shared_room():
+    known = modules()
+    crossing = []
+    for name, path in known.items():
+        parts = name.split(".")
+        if parts[:2] != ["spacy_planar", "parser"] or len(parts) < 4 or parts[2] not in ROOMS:
+            continue
+        mine = ROOMS[parts[2]]
+        for target in imports(name, path, known):
+            tparts = target.split(".")
+            theirs = ROOMS.get(tparts[2]) if tparts[:2] == ["spacy_planar", "parser"] and len(tparts) > 2 else None
+            if theirs is not None and ((mine is None and parts[2] == "shared") or (mine and theirs != mine)):
+                crossing.append((name, target))
+    assert crossing == []
 
 
 def test_every_user_error_is_raised_with_its_code():

@@ -84,6 +84,10 @@ def test_packages_of_two_languages_install_in_a_fresh_venv_and_load_by_name(tmp_
     res = subprocess.run([str(python), "-m", "pip", "install", "-q", "--find-links", str(dist), "spacy-planar"],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    # a plain install has no laboratory: `spacy-planar lab` says how to get it, in one line
+    res = subprocess.run([str(python), "-m", "spacy_planar", "lab", "stats", "x.conllu"], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=300)
+    assert res.returncode == 1 and "E161" in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     with served(dist) as url:
         res = subprocess.run([str(python), "-m", "spacy_planar", "download", "la_tiny", "--index", f"{url}/index.json"],
                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)

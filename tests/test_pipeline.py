@@ -11,7 +11,7 @@ from spacy.training import Example
 from thinc.api import fix_random_seed
 
 from spacy_planar.eval.metrics import evaluate
-from spacy_planar.parser.component.factory import DEFAULT_MODEL
+from spacy_planar.parser.transition.factory import DEFAULT_MODEL
 from spacy_planar.trees.algorithms import tree_error
 from spacy_planar.trees.pseudoproj import LIFT_MARK, PATH_MARK
 
@@ -136,7 +136,7 @@ def test_arc_probabilities_rank_held_out_arcs(trained, sentences, system):
     the wrong ones, and better than the beam marginal alone, which gives the
     arcs its trees agree on one value."""
     from spacy_planar.eval.metrics import ranking
-    from spacy_planar.parser.decoding.kbest import arc_probabilities
+    from spacy_planar.parser.transition.kbest import arc_probabilities
 
     _, held_out = sentences
     parser = trained[system].get_pipe("planar_parser")
@@ -409,7 +409,7 @@ def test_beam_width_at_load_time(trained, sentences, system, tmp_path):
     # On the test treebank's small models: arc_eager 0.65, planar 0.57, swap 0.51, two_planar 0.60.
     # So the test asks what holds on every machine: more than 0.4 (where a beam that kept the worse
     # tree scores about 0).
-    from spacy_planar.lab.search import derivation_scores
+    from spacy_planar_lab.search import derivation_scores
     parser = four.get_pipe("planar_parser")
     differ = [i for i, (b, g) in enumerate(zip(beam, greedy)) if b != g]
     docs = [words_only(four, held_out[i]) for i in differ]
@@ -573,7 +573,7 @@ def test_sentences_with_whitespace_get_their_own_trees(trained, sentences, syste
     """A Doc of several sentences, the longest first, with whitespace tokens:
     the parser batches sentences by length, and each still gets the tree it
     gets when parsed alone over the same Doc (one root, heads inside it)."""
-    from spacy_planar.parser.decoding.parsing import parse_docs
+    from spacy_planar.parser.transition.parsing import parse_docs
 
     nlp = trained[system]
     parser = nlp.get_pipe("planar_parser")
@@ -652,7 +652,7 @@ def test_a_tree_the_parser_cannot_derive_scores_minus_infinity(trained, sentence
     """search-errors' derivation score: a tree needing a label the parser
     lacks has no derivation in its actions (-inf, not E118); the others a
     finite log-probability, at most 0."""
-    from spacy_planar.lab.search import derivation_scores
+    from spacy_planar_lab.search import derivation_scores
 
     _, held_out = sentences
     nlp = trained["arc_eager"]

@@ -3,7 +3,7 @@ from conftest import CZECH_HEADS, CZECH_LABELS
 from hypothesis import assume, given, settings
 from strategies import labelled_trees, one_lift_trees, projective_trees
 
-from spacy_planar.lab.experiments import projectivization_check
+from spacy_planar_lab.experiments import projectivization_check
 from spacy_planar.trees.algorithms import is_projective
 from spacy_planar.trees.pseudoproj import (
     ENCODINGS,

@@ -76,7 +76,7 @@ def test_the_dev_score_is_the_splitters_own(trained):
     assert untrained < 0.5 < 0.8 < scores["sents_f"]
     assert Scorer.score_spans(dev, "sents")["sents_f"] == 1.0  # spaCy's senter_scorer: the gold sentences
     # the parser's scorer, whose sents_f Language.evaluate prints over the senter's, gives the same figure
-    from spacy_planar.parser.component.scorer import planar_parser_score
+    from spacy_planar.parser.shared.scorer import planar_parser_score
     parsed = [Example(doc, eg.reference) for doc, eg in zip(trained.pipe(eg.predicted for eg in dev), dev)]
     assert planar_parser_score(parsed)["sents_f"] == scores["sents_f"]
     for eg in dev:  # the gold sentences stay the Doc's

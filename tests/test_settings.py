@@ -88,7 +88,7 @@ def test_parse_takes_the_batch_size_and_beam_it_is_given(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from spacy_planar.__main__ import app
-    from spacy_planar.parser.component.pipe import PlanarParser
+    from spacy_planar.parser.transition.pipe import PlanarParser
 
     model = small_parser(tmp_path / "model", 10, epochs=1)
     nlp = spacy.load(model)
@@ -289,3 +289,30 @@ def test_a_file_that_is_not_a_docbin_is_one_line_and_nothing_made(tmp_path, cont
                                  "--paths.dev", str(bad)])
     assert r.exit_code == 1 and f"[E151] {bad}" in r.output, r.output
     assert not (tmp_path / "out").exists()
+
+
+def test_model_best_meta_carries_the_score_it_was_kept_for(tmp_path):
+    """A short training whose last step beats every evaluation (only step 0's, here) keeps
+    model-last as model-best: its meta.json holds the LAS the log reports for it, not step 0's."""
+    import re
+
+    import srsly
+    from conftest import first_docs
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "biaffine.cfg"
+    corpus = tmp_path / "c.spacy"
+    DocBin(docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 150), store_user_data=True).to_disk(corpus)
+    r = CliRunner().invoke(app, ["train", str(config), "--output", str(tmp_path / "out"), "--paths.train", str(corpus),
+                                 "--paths.dev", str(corpus), "--training.max_epochs", "2",
+                                 "--training.eval_frequency", "1000"])
+    assert r.exit_code == 0, r.output
+    reported = re.search(r"model-last \(the last step\) scored [\d.]+ \(LAS ([\d.]+)\) on dev: it is model-best",
+                         r.output)
+    assert reported, r.output
+    performance = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")["performance"]
+    assert f"{100 * performance['dep_las']:.2f}" == reported.group(1)
+    assert performance["dep_las"] > 0.1  # not the untrained pipeline's

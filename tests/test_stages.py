@@ -103,3 +103,32 @@ def test_taggers_first_needs_the_taggers(tmp_path):
 
     r = CliRunner().invoke(app, ["init-config", "arc_eager", str(tmp_path / "x.cfg"), "--taggers-first"])
     assert r.exit_code == 1 and "E122" in r.output and not (tmp_path / "x.cfg").exists()
+
+
+def test_the_biaffine_parser_reads_the_taggers_output_too(tmp_path):
+    """`init-config biaffine --tagging --taggers-first`: the graph-based parser, like the
+    transition parser, gets an encoder of its own reading the predicted morphology, and both
+    stages train by one command."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+
+    config_path = tmp_path / "bf.cfg"
+    r = CliRunner().invoke(app, ["init-config", "biaffine", str(config_path), "--tagging", "--taggers-first"])
+    assert r.exit_code == 0, r.output
+    config = Config().from_disk(config_path, interpolate=False)
+    second = second_stage(config, tmp_path / "first", ["tok2vec", "morphologizer"])
+    assert second["components"]["biaffine_parser"]["model"]["tok2vec"]["@architectures"] == \
+        "spacy-planar.WithMorphology.v1"
+    corpus = tmp_path / "small.spacy"
+    DocBin(store_user_data=True, docs=first_docs(fixture_path(), spacy.blank("xx").vocab, 20)).to_disk(corpus)
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "train", str(config_path), "--output",
+                          str(tmp_path / "out"), "--paths.train", str(corpus), "--paths.dev", str(corpus),
+                          "--training.max_steps", "4", "--training.eval_frequency", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    final = spacy.load(tmp_path / "out" / "model-best")
+    assert final.pipe_names[-1] == "biaffine_parser"
+    words = [t.text for t in first_docs(fixture_path(), final.vocab, 1)[0]]
+    (doc,) = given_sentences(final, [Doc(final.vocab, words=words)])
+    assert sum(t.head == t for t in doc) == 1

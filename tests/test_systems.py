@@ -10,8 +10,8 @@ from strategies import labelled_trees
 
 from spacy_planar.io.conllu import read_conllu
 from spacy_planar.parser.catalog import SYSTEMS, make_oracle, make_system, system_for_trees
-from spacy_planar.parser.decoding.codec import TreeCodec
-from spacy_planar.parser.decoding.driver import oracle_check, oracle_run
+from spacy_planar.parser.shared.codec import TreeCodec
+from spacy_planar.parser.transition.driver import oracle_check, oracle_run
 from spacy_planar.parser.systems.state import MOVE_NAMES, SWITCH
 from spacy_planar.trees.algorithms import is_planar, is_projective, min_planes, projective_order, tree_error
 
@@ -543,7 +543,7 @@ def test_exploration_run_is_the_same_when_finished_states_are_dropped(name, kw):
     the states it visits, their features and targets must be those of the
     run that keeps every row to the end (the random draws are per original
     row, the scores a function of each state's features alone)."""
-    from spacy_planar.parser.decoding.driver import exploration_run
+    from spacy_planar.parser.transition.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup(name, kw, every=2, seed=1)
     runs = []
     for compact_below in (0.0, 0.75, 1.0):
@@ -564,7 +564,7 @@ def test_exploration_run_per_row_probabilities(name, kw):
     projectivized, planar: the links that fit) wherever the static oracle
     does, while rows at 1 follow the model and mostly do not; an array of
     equal values is the run of the scalar."""
-    from spacy_planar.parser.decoding.driver import exploration_run
+    from spacy_planar.parser.transition.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup(name, kw, every=2, seed=2)
     prepared = [system.prepare_tree(*t) for t in trees]
     labelled = [system.label_tree(t) for t in prepared]
@@ -602,7 +602,7 @@ def run_without(name, kw, every, move, keep_order, record):
     move. Before each step ``record(states, gold, kept, live, moves)`` sees
     the rows ``kept_rows`` keeps and the moves made. Returns the trees, the
     system and whether each tree ends in its gold tree as the system prepares it."""
-    from spacy_planar.parser.decoding.driver import exploration_run
+    from spacy_planar.parser.transition.driver import exploration_run
     trees, system, _, offsets, fresh = exploration_setup(name, kw, every=every, seed=4)
     move_of = system.table.move_of
     st, gold = fresh()
@@ -696,7 +696,7 @@ def test_two_planar_exploring_at_zero_is_static_training():
     of rows, which the two runs order differently). On the trees 2-planar
     covers: on the others the static oracle derives the tree its planes
     keep, and exploring may reach it by another path of the same cost."""
-    from spacy_planar.parser.decoding.driver import exploration_run
+    from spacy_planar.parser.transition.driver import exploration_run
     trees, system, score, offsets, fresh = exploration_setup("two_planar", {}, every=2, seed=3, covered=True)
     st, gold = fresh()
     explored = exploration_run(system, st, gold, score, 0.0, offsets)

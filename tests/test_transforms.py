@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from strategies import trees, ud_trees
 
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.lab.experiments import tree_transform_check
+from spacy_planar_lab.experiments import tree_transform_check
 from spacy_planar.trees.algorithms import is_projective, tree_error
 from spacy_planar.trees.transforms import (
     TRANSFORMS,

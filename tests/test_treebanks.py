@@ -190,8 +190,8 @@ def test_the_teachers_loss_pulls_the_scores_towards_their_distribution():
     """distill: the soft cross-entropy's gradient is p - q over the valid
     moves, checked against finite differences; mixed with the oracle's by
     the weight."""
-    from spacy_planar.parser.component.teachers import Teachers
-    from spacy_planar.parser.component.training import loss_towards, softmax_over
+    from spacy_planar.parser.transition.teachers import Teachers
+    from spacy_planar.parser.transition.training import loss_towards, softmax_over
 
     ops = NumpyOps()
     rng = np.random.default_rng(0)

@@ -97,7 +97,7 @@ def structure_table(path, skip_columns: int = 0):
 def test_stats_are_what_results_md_says(name):
     """`lab stats` on the treebank gives docs/results.md's table (what we publish) and the count of
     ../shared/data/README.md (an independent reference count), where that is there."""
-    from spacy_planar.lab.analyse import stats_of
+    from spacy_planar_lab.analyse import stats_of
 
     path = treebank(name)  # skips (fails on CI) without the shared data
     got = stats_of(path)

@@ -262,7 +262,7 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean(tmp_
     seeds give one tree per sentence, and tags, chosen by their mean; members
     of other labels are one line (E136)."""
     from spacy_planar.errors import UserError
-    from spacy_planar.parser.ensemble import Ensemble
+    from spacy_planar.parser.ensembles.members import Ensemble
 
     docs = first_docs(fixture_path(), spacy.blank("xx").vocab, 30)
     one, two = _ud_pipeline(0, docs), _ud_pipeline(1, docs)

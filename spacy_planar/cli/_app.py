@@ -61,6 +61,8 @@ class LabGroup(OneLineErrors):
             for point in entry_points(group=LAB_ENTRY_POINTS):
                 self.commands.update(typer.main.get_command(point.load()).commands)
             self._loaded = True
+        if not self.commands:  # a plain install: the laboratory is a package of its own
+            raise UserError(Errors.E161)
 
     def get_command(self, ctx, name):
         self._load()
@@ -71,8 +73,9 @@ class LabGroup(OneLineErrors):
         return super().list_commands(ctx)
 
 
+APP_HELP = "Non-projective dependency parsing for spaCy: transition-based and graph-based."
 app = typer.Typer(name="spacy-planar", cls=OneLineErrors, add_completion=False, no_args_is_help=True,
-                  rich_markup_mode=None, help="Non-projective transition-based dependency parsing for spaCy.")
+                  rich_markup_mode=None, help=APP_HELP)
 app.add_typer(typer.Typer(cls=LabGroup, no_args_is_help=True, rich_markup_mode=None, help=LAB_HELP), name="lab")
 
 
@@ -104,7 +107,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _main(version: bool = flag(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit")) -> None:
-    """Non-projective transition-based dependency parsing for spaCy."""
+    """Non-projective dependency parsing for spaCy: transition-based and graph-based."""
 
 
 def fail(text: str) -> None:

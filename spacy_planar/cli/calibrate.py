@@ -12,8 +12,8 @@ from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import MOVE_LOGP_KEY, PARSES_KEY, read_conllu
 from spacy_planar.defaults import KBEST_BEAM
-from spacy_planar.parser.decoding.kbest import uncalibrated
-from spacy_planar.parser.component.pipe import PlanarParser
+from spacy_planar.parser.transition.kbest import uncalibrated
+from spacy_planar.parser.transition.pipe import PlanarParser
 
 
 @app.command()
@@ -34,7 +34,7 @@ def calibrate(
     otherwise. Reports the expected calibration error on dev before and
     after."""
 
-    from spacy_planar.parser.decoding.kbest import fit_calibration
+    from spacy_planar.parser.transition.kbest import fit_calibration
 
     if beam < 2:
         raise UserError(Errors.E109.format(kbest=beam, beam=beam))

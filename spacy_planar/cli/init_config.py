@@ -25,6 +25,7 @@ from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, flag, msg, read_config
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import atomic_output, check_input
+from spacy_planar.io.pipelines import config_parser
 from spacy_planar.parser.catalog import PARSERS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
@@ -63,10 +64,11 @@ def _taggers_first(config: Config) -> None:
     taggers = ["tok2vec", *TAGGERS]
     config["training"]["frozen_components"] = taggers
     config["training"]["annotating_components"] = ["tok2vec", "morphologizer", "tagger"]  # what the parser reads
-    here = "components.planar_parser.model.tok2vec.tok2vec"
+    parser = config_parser(config["components"])
+    here = f"components.{parser}.model.tok2vec.tok2vec"
     encoder = Config().from_str(config.copy().to_str().replace("${components.tok2vec.model", "${" + here),
                                 interpolate=False)["components"]["tok2vec"]["model"]
-    config["components"]["planar_parser"]["model"]["tok2vec"] = {
+    config["components"][parser]["model"]["tok2vec"] = {
         "@architectures": "spacy-planar.WithMorphology.v1", "width": 64, "rows": 4000, "tok2vec": encoder}
 
 
@@ -127,7 +129,7 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
     if variant.tagging:
         _with_taggers(config, base_path, raw_text=True)
     if variant.taggers_first:
-        if not variant.tagging or "planar_parser" not in config["components"] or variant.transformer:
+        if not variant.tagging or config_parser(config["components"]) is None or variant.transformer:
             raise UserError(Errors.E122.format(system=system))
         _taggers_first(config)
     if variant.transformer:

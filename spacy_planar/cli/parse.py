@@ -15,7 +15,7 @@ from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client,
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.pipelines import header_line, pipeline_components, pipeline_id, pipeline_path
 from spacy_planar.model.treebanks import set_treebank
-from spacy_planar.parser.decoding.repairs import summary
+from spacy_planar.parser.shared.repairs import summary
 from spacy_planar.defaults import KBEST_BEAM
 
 
@@ -88,7 +88,7 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
             set_treebank(member, treebank)
     nlp = members[0]
     if ensemble:
-        from spacy_planar.parser.ensemble import Ensemble
+        from spacy_planar.parser.ensembles.members import Ensemble
 
         nlp = Ensemble(nlp, members[1:])
         if kbest > 1 and not nlp.one_system:
@@ -175,7 +175,7 @@ def report_output(model: str, report: FileReport, seconds: float, output_path: P
 
 
 def say_repairs(repaired) -> None:
-    """One line: what the parser repaired to keep its output valid (never expected; ``parser/decoding/repairs.py``)."""
+    """One line: what the parser repaired to keep its output valid (never expected; ``parser/shared/repairs.py``)."""
     lines = summary(repaired)
     if not lines:
         msg.good("Repairs: none (every tree as the parser built it)")

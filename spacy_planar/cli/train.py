@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 import typer
 from thinc.api import Config
 
-from spacy_planar.defaults import LANG, TARGET_EPOCHS
+from spacy_planar.defaults import LANG, TARGET_EPOCHS, TAUGHT_FACTORIES
 from spacy_planar.cli._app import app, msg, read_config
 from spacy_planar.io.conllu import check_input
 from spacy_planar.errors import Errors, UserError
@@ -128,9 +128,13 @@ def check_gpu(gpu_id: int) -> None:
 def with_teachers(config: Config, teachers: List[Path], weight: float, output_path: Path) -> Path:
     """The config with its parser's teachers (``[initialize.components.NAME]``),
     written to OUTPUT/teachers.cfg: the path to train."""
-    parser = next((name for name, c in config["components"].items() if c.get("factory") == "planar_parser"), None)
-    if parser is None:
-        raise UserError(Errors.E138.format(path=teachers[0], reason="the config has no planar_parser"))
+    from spacy_planar.io.pipelines import config_parser
+
+    parser = config_parser(config["components"])
+    factory = config["components"][parser]["factory"] if parser else None
+    if factory not in TAUGHT_FACTORIES:
+        raise UserError(Errors.E138.format(path=teachers[0], reason=f"the config's parser ({factory}) learns from "
+                                           f"no teacher: {', '.join(TAUGHT_FACTORIES)} does"))
     for teacher in teachers:
         check_input(Path(teacher) / "config.cfg")
     config["initialize"].setdefault("components", {})[parser] = {
@@ -179,9 +183,23 @@ def final_evaluation(output_path: Path) -> None:
     if score > max(s for s, _ in checkpoints):
         shutil.rmtree(best, ignore_errors=True)
         shutil.copytree(last, best)
+        kept_for(best, T["score_weights"], scores, score)
     las = f" (LAS {100 * scores['dep_las']:.2f})" if isinstance(scores.get("dep_las"), float) else ""
     for line in summary(checkpoints, FINISHED.get("seconds", 0.0), final=score, detail=las):
         typer.echo(line)
+
+
+def kept_for(path: Path, weights: Dict, scores: Dict, score: float) -> None:
+    """``path``'s meta.json carries the evaluation it was kept for: its performance the scores
+    (as spaCy's ``update_meta`` writes them: each weighted score, the losses of the evaluation it
+    was saved at), ``spacy package`` and readers of the meta see the accuracy it has."""
+    import srsly
+
+    meta = srsly.read_json(path / "meta.json")
+    performance = dict(meta.get("performance") or {})
+    performance.update({metric: scores.get(metric, 0.0) for metric in weights if metric is not None})
+    meta["performance"] = performance
+    srsly.write_json(path / "meta.json", meta)
 
 
 def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1,

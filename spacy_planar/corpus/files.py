@@ -40,7 +40,7 @@ PREDICTED_COLUMNS = {"POS": "pos_", "TAG": "tag_", "LEMMA": "lemma_", "MORPH": "
 class FileReport:
     """What parsing one file gave: its size, and whether its output has UPOS;
     ``error``: the one-line reason a bad input was skipped (``--skip-invalid``);
-    ``repairs``: what the parser repaired in it, by code (``parser/decoding/repairs.py``)."""
+    ``repairs``: what the parser repaired in it, by code (``parser/shared/repairs.py``)."""
     path: str
     words: int
     sentences: int

@@ -5,8 +5,9 @@ goes through ``pipeline_path``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Union
 
+from spacy_planar.defaults import PARSER_FACTORIES
 from spacy_planar.errors import Errors, UserError
 
 
@@ -44,6 +45,12 @@ def pipeline_components(path: Union[str, Path]) -> Dict[str, Dict]:
     from spacy.util import load_config
 
     return dict(load_config(Path(path) / "config.cfg", interpolate=False)["components"])
+
+
+def config_parser(components: Dict[str, Dict]) -> Optional[str]:
+    """The name of the parser among a config's components (the first of a factory of
+    ``PARSER_FACTORIES``), None without one."""
+    return next((name for name, c in components.items() if c.get("factory") in PARSER_FACTORIES), None)
 
 
 def of_factory(components: Dict[str, Dict], factory: str) -> List[str]:

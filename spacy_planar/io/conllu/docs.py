@@ -15,7 +15,7 @@ USER_DATA_KEY = "conllu"
 
 
 # where the parser keeps k-best parses ([(start, end, [{"prob", "heads", "labels"}, ...])]) and
-# arc probabilities (one per token) in ``Doc.user_data`` (``parser/component/extensions.py`` reads them)
+# arc probabilities (one per token) in ``Doc.user_data`` (``parser/shared/extensions.py`` reads them)
 PARSES_KEY = "spacy_planar_parses"
 
 

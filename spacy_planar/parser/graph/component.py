@@ -1,8 +1,8 @@
-"""The ``biaffine_parser`` component: the graph-based parser (Dozat & Manning 2017) beside the
-transition systems, on the same shared encoder, the same way in and out of a tree
-(``codec.TreeCodec``, whose system here encodes nothing) and the same scorer. A thin spaCy layer:
-the model is ``model/biaffine.py``, what it computes with it ``graph.py``, the decoder
-``trees/mst.py``."""
+"""The ``biaffine_parser`` component: the graph-based parser (Dozat & Manning 2017), the
+transition parser's sibling, on the same shared encoder, the same way in and out of a tree
+(``shared/codec.py``'s ``TreeCodec`` over a ``GraphEncoding``: the trees as they are, or
+pseudo-projective) and the same scorer. A thin spaCy layer: the model is ``model/biaffine.py``,
+what it computes with it ``scoring.py``, the decoders ``trees/mst.py`` and ``trees/eisner.py``."""
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -21,13 +21,13 @@ from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
 from spacy_planar.parser.graph import scoring as graph
-from spacy_planar.parser.component import scorer as _scorer  # noqa: F401  (registers the default scorer)
-from spacy_planar.parser.decoding.codec import TreeCodec
-from spacy_planar.parser.component.base import ParserPipe
-from spacy_planar.parser.component.extensions import register as register_extensions
-from spacy_planar.parser.component.factory import base_tok2vec
-from spacy_planar.parser.decoding.parsing import Parsed, unit_words, units, with_whitespace
-from spacy_planar.parser.component.training import GoldTrees
+from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer)
+from spacy_planar.parser.shared.codec import TreeCodec
+from spacy_planar.parser.shared.base import ParserPipe
+from spacy_planar.parser.shared.extensions import register as register_extensions
+from spacy_planar.parser.shared.tok2vec import base_tok2vec
+from spacy_planar.parser.shared.units import Parsed, unit_words, units, with_whitespace
+from spacy_planar.parser.shared.gold import GoldTrees
 from spacy_planar.trees.algorithms import Tree
 from spacy_planar.trees.pseudoproj import check_encoding, deprojectivize, projectivize
 from spacy_planar.trees.transforms import check_transforms, clean_label
@@ -124,7 +124,7 @@ class GraphSettings:
 
 
 class BiaffineParser(ParserPipe, TrainablePipe):
-    """The graph-based parser: a thin layer over ``graph.py`` and the model."""
+    """The graph-based parser: a thin layer over ``scoring.py`` and the model."""
 
     def __init__(self, vocab, model: Model, name: str, *, root_label: Optional[str], extra_root_label: str,
                  tree_transforms: Sequence[str], decoder: str = "mst", pseudo_projective: Optional[str] = None,
@@ -197,7 +197,7 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         for eg in examples:
             for (start, _), tree in self.gold.gold_trees(eg, self.codec) or []:
                 heads, labels = self.codec.encode(tree)
-                sentences.append((offset + start, heads, [label_id.get(lab, -1) if h else -1
+                sentences.append((offset + start, heads, [self._label_id(label_id, lab) if h else -1
                                                           for h, lab in zip(heads, labels)]))
             offset += len(eg.predicted)
         if not sentences:
@@ -213,6 +213,13 @@ class BiaffineParser(ParserPipe, TrainablePipe):
             self.finish_update(sgd)
         losses[self.name] += loss
         return losses
+
+    def _label_id(self, label_id: Dict[str, int], label: str) -> int:
+        """A gold label's id; one not seen at ``initialize`` is an error (E118, as the transition
+        parser's), never trained as no label."""
+        if label not in label_id:
+            raise UserError(Errors.E118.format(system=self.name, label=label, n=len(label_id)))
+        return label_id[label]
 
     def get_loss(self, examples, scores):
         raise NotImplementedError("BiaffineParser computes its loss inside update()")

@@ -12,7 +12,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_planar.parser.decoding.driver import batches
+from spacy_planar.parser.shared.units import batches
 from spacy_planar.trees.eisner import best_projective_tree
 from spacy_planar.trees.mst import best_tree
 

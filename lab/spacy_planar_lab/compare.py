@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import typer
 
 from spacy_planar.cli._app import beam_options, fail, flag, load_pipeline, planar_parsers, setting_options
-from spacy_planar.lab._app import lab_app
+from spacy_planar_lab._app import lab_app
 from spacy_planar.cli.train import TRAIN_SECONDS
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.defaults import BATCH_SIZE
@@ -21,8 +21,8 @@ from spacy_planar.eval.metrics import LENGTH_BINS, Scores, paired_bootstrap, sho
 from spacy_planar.io.conllu import atomic_output, read_conllu
 from spacy_planar.io.doc_trees import ud_tree
 from spacy_planar.defaults import KBEST_BEAM
-from spacy_planar.parser.decoding.repairs import REPAIRS, summary
-from spacy_planar.parser.component.pipe import PlanarParser
+from spacy_planar.parser.shared.repairs import REPAIRS, summary
+from spacy_planar.parser.transition.pipe import PlanarParser
 from spacy_planar.trees.transforms import apply_transforms, check_transforms
 
 
@@ -57,7 +57,7 @@ def score_pipeline(model_dir: Path, gold: Path, batch_size: int = BATCH_SIZE, re
     if beam and beam.get("n_best", 1) > 1:
         res["kbest"] = kbest_scores(sents, parsed, beam["n_best"])
     res["words_per_s"] = sum(len(s) for s in sents) / best
-    # what the component had to repair to keep its output valid, by code (parser/decoding/repairs.py), per parse
+    # what the component had to repair to keep its output valid, by code (parser/shared/repairs.py), per parse
     res["repaired"] = {code: n / max(repeats, 1) for code, n in sum((p.repaired for p in parsers), Counter()).items()}
     timing = Path(model_dir).parent / TRAIN_SECONDS
     res["train_seconds"] = json.loads(timing.read_text())["seconds"] if timing.exists() else None

@@ -9,11 +9,11 @@ import numpy as np
 import typer
 
 from spacy_planar.cli._app import fail, flag, load_pipeline, msg
-from spacy_planar.lab._app import lab_app
+from spacy_planar_lab._app import lab_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.errors import Errors
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.decoding.driver import drive, greedy_chooser
+from spacy_planar.parser.transition.driver import drive, greedy_chooser
 
 
 class EndOfBuffer:

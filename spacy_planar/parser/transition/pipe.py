@@ -26,15 +26,17 @@ from thinc.api import Model, set_dropout_rate
 from spacy_planar import model as _model  # noqa: F401  (registers the architecture)
 from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.io.doc_trees import set_trees
-from spacy_planar.parser.component.teachers import Teachers
-from spacy_planar.parser.component.extensions import register as register_extensions
-from spacy_planar.parser.decoding.codec import TreeCodec
-from spacy_planar.parser.component.base import ParserPipe
-from spacy_planar.parser.decoding.parsing import parse_docs, set_parses, units
-from spacy_planar.parser.component.settings import ParserSettings
+from spacy_planar.parser.transition.teachers import Teachers
+from spacy_planar.parser.shared.extensions import register as register_extensions
+from spacy_planar.parser.shared.codec import TreeCodec
+from spacy_planar.parser.shared.base import ParserPipe
+from spacy_planar.parser.transition.parsing import parse_docs, set_parses
+from spacy_planar.parser.shared.units import units
+from spacy_planar.parser.transition.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.registry import Configured
-from spacy_planar.parser.component.training import Span, Trainer, beam_loss, loss_towards
+from spacy_planar.parser.shared.gold import Span
+from spacy_planar.parser.transition.training import Trainer, beam_loss, loss_towards
 from spacy_planar.trees.algorithms import first_sets
 from spacy_planar.trees.pseudoproj import undecorate
 from spacy_planar.trees.transforms import clean_label
@@ -137,7 +139,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
         """The labels, root label, feature templates and model from the
         training data. ``teachers``: pipelines of this config trained on the
         same treebank (other seeds) whose ensemble the parser learns from
-        (``component/teachers.py``: their move distributions as soft targets, mixed with
+        (``transition/teachers.py``: their move distributions as soft targets, mixed with
         the oracle's by ``teacher_weight``); set in ``[initialize.components.NAME]``."""
         validate_get_examples(get_examples, "PlanarParser.initialize")
         self.teachers = Teachers(teachers, self.name, teacher_weight) if teachers else None

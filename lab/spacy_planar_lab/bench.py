@@ -15,12 +15,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 import typer
 
 from spacy_planar.cli._app import beam_options, flag, load_pipeline, msg, trees_of
-from spacy_planar.lab._app import bench_app
+from spacy_planar_lab._app import bench_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.defaults import BATCH_SIZE, LANG
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.lab.analyse import stats_of
+from spacy_planar_lab.analyse import stats_of
 
 BEAM_HELP = "NAME=WIDTH[+merge]: that NAME parses with a beam of WIDTH (merging equivalent states)"
 
@@ -109,8 +109,8 @@ def bench_oracle(
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
     from spacy_planar.parser.catalog import SPECS, system_for_trees
-    from spacy_planar.parser.decoding.codec import TreeCodec
-    from spacy_planar.parser.decoding.driver import oracle_check
+    from spacy_planar.parser.shared.codec import TreeCodec
+    from spacy_planar.parser.transition.driver import oracle_check
 
     trees = list(trees_of(path))
     words = sum(len(h) for h, _ in trees)

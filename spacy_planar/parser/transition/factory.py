@@ -1,5 +1,4 @@
 """The ``planar_parser`` factory: its default config and options."""
-from pathlib import Path
 from typing import Callable, List, Optional
 
 from spacy.language import Language
@@ -7,8 +6,9 @@ from thinc.api import Config, Model
 
 from spacy_planar.defaults import PARSER_OPTIONS
 from spacy_planar.parser import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
-from spacy_planar.parser.component import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
-from spacy_planar.parser.component.pipe import PlanarParser
+from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
+from spacy_planar.parser.shared.tok2vec import base_tok2vec
+from spacy_planar.parser.transition.pipe import PlanarParser
 from spacy_planar.parser.systems.registry import Configured
 
 # The recommended parser, in this one place: pseudo-projective arc-eager (the most accurate system on
@@ -28,29 +28,6 @@ nO = null
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"
 """
-WIDTH_VARIABLE = "${components.tok2vec.model.encode.width}"
-VECTORS_VARIABLE = "${paths.vectors}"
-DROPOUT_VARIABLE = "${training.dropout}"
-
-
-def base_tok2vec() -> dict:
-    """base.partial.cfg's tok2vec model, its width and dropout variables
-    filled in (the dropout base.partial.cfg trains with) and without static
-    vectors (``${paths.vectors}`` is a training config's; the factory's own
-    tok2vec has none): the one definition of the encoder the factory's
-    parser gets by default."""
-    base = Config().from_disk(Path(__file__).resolve().parents[2] / "partials" / "base.partial.cfg", interpolate=False)
-    model = base["components"]["tok2vec"]["model"]
-    width = model["encode"]["width"]
-
-    def fill(section):
-        filled = {WIDTH_VARIABLE: width, VECTORS_VARIABLE: None, DROPOUT_VARIABLE: base["training"]["dropout"]}
-        return {k: fill(v) if isinstance(v, dict) else (filled[v] if isinstance(v, str) and v in filled else v)
-                for k, v in section.items()}
-
-    return fill(model)
-
-
 DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
 DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
 

@@ -4,20 +4,17 @@ beam), whitespace tokens set aside and attached after the parse, and the
 trees brought back to UD and checked before they are written."""
 from __future__ import annotations
 
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
-from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
-from spacy_planar.parser.decoding.driver import batches, beam_parse, greedy_parse
-from spacy_planar.parser.decoding.kbest import arc_confidence, calibrated, distinct_parses
-from spacy_planar.parser.systems import TransitionSystem, Tree
+from spacy_planar.parser.shared.units import Parsed, Unit, batches, unit_words, with_whitespace
+from spacy_planar.parser.transition.driver import beam_parse, greedy_parse
+from spacy_planar.parser.transition.kbest import arc_confidence, calibrated, distinct_parses
+from spacy_planar.parser.systems import TransitionSystem
 from spacy_planar.parser.systems.state import INT
-
-Unit = Tuple[int, int, int]  # (Doc, start, end)
-
 
 _BLAS = None
 
@@ -33,25 +30,6 @@ def one_blas_thread():
         from threadpoolctl import ThreadpoolController
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=1, user_api="blas")
-
-
-def units(doc: Doc) -> List[Tuple[int, int]]:
-    """Parse units: the sentences set by an earlier component, else the Doc."""
-    if len(doc) == 0:
-        return []
-    if doc.has_annotation("SENT_START") and not doc.has_annotation("DEP"):
-        return [(s.start, s.end) for s in doc.sents]
-    return [(0, len(doc))]
-
-
-class Parsed(NamedTuple):
-    """A unit's parse: its (start, end) in its Doc, its tree in the system's terms, its beam's
-    final states (where ``n_best`` > 1) and whether it fell out of its beam and was parsed
-    greedily (never expected: ``codec.TreeCodec.output_trees`` counts and reports it)."""
-    span: Tuple[int, int]
-    tree: Tree
-    finals: Optional[List] = None
-    fell_out: bool = False
 
 
 def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: List[Unit], settings
@@ -83,20 +61,6 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
                                                         for total, t, local in unit.finals]
             out[k].append(Parsed((s, e), spaced_tree(unit.tree), finals, unit.fell_out))
     return out
-
-
-def unit_words(docs: List[Doc], found: List[Unit]) -> Tuple[List[np.ndarray], List[int], Optional[np.ndarray]]:
-    """What a parse reads of the units ``found`` of ``docs`` where some tokens are whitespace
-    (attached after it, ``with_whitespace``): per unit, its words' positions in it and the row
-    of its first word among the Docs' words (-1: a unit of whitespace only), and the rows of
-    those words among the Docs' tokens (a scorer's ``restricted``); None where no token is
-    whitespace (each unit's words are its tokens, its first row its first token's)."""
-    space = np.concatenate([doc.to_array(IS_SPACE) for doc in docs]).astype(bool)
-    doc_start = np.cumsum([0] + [len(d) for d in docs])
-    compact = np.cumsum(~space) - 1  # each word's row among the words that are not whitespace
-    words = [np.flatnonzero(~space[doc_start[k] + s:doc_start[k] + e]) for k, s, e in found]
-    rows = [int(compact[doc_start[k] + s + w[0]]) if len(w) else -1 for (k, s, _), w in zip(found, words)]
-    return words, rows, (np.flatnonzero(~space) if space.any() else None)
 
 
 def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], found: List[Unit], out: List,
@@ -134,30 +98,6 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
             trees = greedy_parse(system, score, lengths, offsets, finish=settings.single_root, tags=tags)
         for i, ((k, s, e), tree) in enumerate(zip(group, trees)):
             out[k].append(Parsed((s, e), tree, None if finals is None else finals[i], i in lost))
-
-
-def with_whitespace(tree: Tree, words: np.ndarray, n: int, label: str, root_label: str) -> Tree:
-    """A unit's tree over all its ``n`` tokens from the parse of its
-    ``words`` (their positions, 0-based): every other token (whitespace) is
-    attached to the word before it, or the first word after it at the
-    start, with ``label``, never scored (spaCy's parser does the same); a
-    unit of whitespace only: its first token the root, the others under it."""
-    heads, labels = tree
-    if len(words) == n:
-        return heads, labels
-    if not len(words):
-        return [0] + [1] * (n - 1), [root_label] + [label] * (n - 1)
-    position = np.asarray(words) + 1  # 1-based
-    out_heads = [0] * n
-    out_labels = [label] * n
-    for j, (h, l) in enumerate(zip(heads, labels)):
-        out_heads[position[j] - 1] = int(position[h - 1]) if h > 0 else 0
-        out_labels[position[j] - 1] = l
-    before = np.searchsorted(position, np.arange(1, n + 1), side="left") - 1  # the word before each token
-    for i in set(range(1, n + 1)) - set(position.tolist()):
-        b = before[i - 1]
-        out_heads[i - 1] = int(position[b]) if b >= 0 else int(position[0])
-    return out_heads, out_labels
 
 
 def spaced_scores(local: List[float], words: np.ndarray, n: int) -> List[float]:

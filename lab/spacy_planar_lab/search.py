@@ -16,11 +16,12 @@ import numpy as np
 import typer
 
 from spacy_planar.cli._app import flag, load_pipeline, msg
-from spacy_planar.lab._app import lab_app
+from spacy_planar_lab._app import lab_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.decoding.beam import log_softmax
-from spacy_planar.parser.decoding.driver import batches, oracle_run
+from spacy_planar.parser.transition.beam import log_softmax
+from spacy_planar.parser.shared.units import batches
+from spacy_planar.parser.transition.driver import oracle_run
 
 
 def derivation_scores(parser, docs: Sequence, trees: Sequence) -> np.ndarray:

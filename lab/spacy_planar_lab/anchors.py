@@ -11,7 +11,7 @@ import typer
 from thinc.api import Config
 
 from spacy_planar.cli._app import flag, msg
-from spacy_planar.lab._app import lab_app
+from spacy_planar_lab._app import lab_app
 from spacy_planar.cli.init_config import PARTS, Variant, _with_taggers, filled_text, merge_parts, variant_parts
 from spacy_planar.defaults import LANG
 from spacy_planar.errors import Errors, UserError
@@ -44,7 +44,7 @@ def anchor_config_text(anchor: str, variant: Variant, lang: str = LANG) -> str:
         _with_taggers(config, base, raw_text=not own)
     if own:
         spacys_own(config)
-    parts = " and ".join([f"spacy_planar/lab/partials/{name}.partial.cfg" for name in names]
+    parts = " and ".join([f"lab/spacy_planar_lab/partials/{name}.partial.cfg" for name in names]
                          + [f"spacy_planar/partials/{name}.partial.cfg" for name in extra])
     flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")
     return filled_text(config, lang, f"spacy-planar lab anchor-config {anchor}{flags}: base.partial.cfg and {parts}, "

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 
 from spacy_planar.defaults import ROOT_LABEL
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.parser.decoding.kbest import uncalibrated
+from spacy_planar.parser.transition.kbest import uncalibrated
 from spacy_planar.trees.transforms import check_transforms
 
 # how to parse and train, set by the config (``spacy.load(..., config=...)`` overrides them); the rest is learned

@@ -12,13 +12,13 @@ import typer
 
 from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import flag, msg, trees_of
-from spacy_planar.lab._app import lab_app
+from spacy_planar_lab._app import lab_app
 from spacy_planar.io.conllu import read_conllu, roundtrip_diffs
-from spacy_planar.lab.experiments import projectivization_check, tree_transform_check
+from spacy_planar_lab.experiments import projectivization_check, tree_transform_check
 from spacy_planar.parser.catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
-from spacy_planar.parser.decoding.codec import TreeCodec
-from spacy_planar.parser.decoding.driver import oracle_check
-from spacy_planar.parser.component.factory import DEFAULT_MODEL
+from spacy_planar.parser.shared.codec import TreeCodec
+from spacy_planar.parser.transition.driver import oracle_check
+from spacy_planar.parser.transition.factory import DEFAULT_MODEL
 from spacy_planar.trees.algorithms import analyse
 from spacy_planar.trees.pseudoproj import ENCODINGS
 from spacy_planar.trees.transforms import TRANSFORMS

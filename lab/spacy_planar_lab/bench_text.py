@@ -7,9 +7,9 @@ from typing import List
 import typer
 
 from spacy_planar.cli._app import flag
-from spacy_planar.lab._app import bench_app
+from spacy_planar_lab._app import bench_app
 from spacy_planar.defaults import LANG
-from spacy_planar.lab.bench import report, timed
+from spacy_planar_lab.bench import report, timed
 
 
 @bench_app.command("text")

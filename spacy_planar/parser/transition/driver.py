@@ -20,8 +20,9 @@ import numpy as np
 
 from spacy_planar.defaults import COMPACT_BELOW
 from spacy_planar.errors import Errors, UnexpectedError, debugging, unexpected
-from spacy_planar.parser.decoding.beam import Beam, BeamRun, GoldBeam
+from spacy_planar.parser.transition.beam import Beam, BeamRun, GoldBeam
 from spacy_planar.parser.catalog import make_oracle
+from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.oracles import Oracle
 from spacy_planar.parser.systems.base import TransitionSystem, Tree
 from spacy_planar.parser.systems.contract import check
@@ -236,7 +237,3 @@ def beam_train_run(system: TransitionSystem, st: States, oracle: Oracle, score: 
     return beam.result()
 
 
-def batches(lengths: Sequence[int], size: int) -> List[np.ndarray]:
-    """Indices grouped into batches of similar length (less padding)."""
-    order = np.argsort(np.asarray(lengths), kind="stable")
-    return [order[i:i + size] for i in range(0, len(order), size)]

@@ -14,16 +14,25 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
 from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
-from spacy_planar.parser.decoding import repairs
-from spacy_planar.parser.systems import TransitionSystem, Tree
-from spacy_planar.trees.algorithms import are_trees, one_root
+from spacy_planar.parser.shared import repairs
+from spacy_planar.trees.algorithms import Tree, are_trees, one_root
 from spacy_planar.trees.pseudoproj import undecorate
 from spacy_planar.trees.transforms import apply_transforms, restored
+
+
+class Encoding(Protocol):
+    """What a codec asks of the parser's system: a transition system (``systems/``) or the
+    graph-based parser's ``GraphEncoding``; ``labelled`` asks a transition system's ``label_tree``,
+    a codec without settings its ``root_label``."""
+
+    def prepare_tree(self, heads: Sequence[int], labels: Sequence[str]) -> Tree: ...
+
+    def decode_tree(self, heads: List[int], labels: List[str]) -> Tree: ...
 
 
 @dataclass
@@ -40,7 +49,7 @@ class TreeCodec:
     """The way in and out of ``system`` under ``settings`` (its transforms, root labels, single root:
     a component's settings, ``component.settings.ParserSettings`` or the biaffine's ``GraphSettings``)."""
 
-    def __init__(self, system: TransitionSystem, settings=None):
+    def __init__(self, system: Encoding, settings=None):
         self.system = system
         self.settings = CodecSettings(root_label=system.root_label) if settings is None else settings
 

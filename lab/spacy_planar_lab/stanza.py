@@ -17,7 +17,7 @@ from typing import List, Optional
 import typer
 
 from spacy_planar.cli._app import msg
-from spacy_planar.lab._app import lab_app
+from spacy_planar_lab._app import lab_app
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import atomic_output, check_input, read_conllu
 

@@ -17,7 +17,7 @@ from spacy.tokens import Doc
 from spacy_planar.io.conllu import PARSES_KEY
 from spacy_planar.io.doc_trees import span_tree, ud_labels
 from spacy_planar.parser.graph import scoring as graph
-from spacy_planar.parser.decoding.parsing import unit_words, with_whitespace
+from spacy_planar.parser.shared.units import unit_words, with_whitespace
 from spacy_planar.trees.mst import best_tree
 
 Unit = Tuple[int, int, int]  # (Doc, start, end)

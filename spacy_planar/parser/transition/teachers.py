@@ -24,7 +24,7 @@ from spacy.tokens import Doc
 from thinc.api import get_array_module
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.parser.component.training import loss_towards, softmax_over
+from spacy_planar.parser.transition.training import loss_towards, softmax_over
 
 
 class EnsembleScorer:
