@@ -145,15 +145,12 @@ def test_the_projective_decoder_finds_the_best_projective_tree(n, seed, single_r
 def trained():
     """The factory's biaffine_parser (its own tok2vec) trained on the 30 shortest training
     sentences of the test treebank until it fits them (seeded: its weights too)."""
-    from thinc.api import fix_random_seed
+    return _fitted({})
 
-    random.seed(0)
-    fix_random_seed(0)
-    nlp = spacy.blank("xx")
-    docs = shortest_docs(nlp.vocab, 30)
-    nlp.add_pipe("biaffine_parser")
-    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
-    optimizer = nlp.initialize(lambda: examples)
+
+def _fitted(config: dict):
+    """``_biaffine_nlp(config)`` trained 25 epochs in batches of 10: (nlp, docs)."""
+    nlp, docs, examples, optimizer = _biaffine_nlp(config)
     for _ in range(25):
         random.shuffle(examples)
         for i in range(0, len(examples), 10):
@@ -238,12 +235,7 @@ def _biaffine_nlp(config: dict, n: int = 30):
 def trained_every_setting():
     """The biaffine_parser with every setting on (its own BiLSTM, positional scorers, fixed
     dropouts, Eisner decoding of pseudo-projective trees, the loss per word), trained as ``trained``."""
-    nlp, docs, examples, optimizer = _biaffine_nlp(EVERY_SETTING)
-    for _ in range(25):
-        random.shuffle(examples)
-        for i in range(0, len(examples), 10):
-            nlp.update(examples[i:i + 10], sgd=optimizer)
-    return nlp, docs
+    return _fitted(EVERY_SETTING)
 
 
 def test_every_setting_on_learns_projective_trees_with_plain_labels(trained_every_setting, tmp_path):

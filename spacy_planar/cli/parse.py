@@ -103,7 +103,7 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
 
 def parser_kind(name: str) -> str:
     """The parser a pipeline holds, from its config: its transition system's registered name, or
-    ``biaffine_parser`` (``--ensemble`` of different kinds: reparsing, ``parser/ensemble.py``)."""
+    ``biaffine_parser`` (``--ensemble`` of different kinds: reparsing, ``parser/ensembles/``)."""
     for component in pipeline_components(pipeline_path(name)).values():
         if component.get("factory") == "planar_parser":
             return component.get("transition_system", {}).get("@transition_systems", "")

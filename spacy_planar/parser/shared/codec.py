@@ -1,5 +1,6 @@
-"""A tree's way into a transition system and back out, in one object (``TreeCodec``), used alike by
-training, oracle runs, parsing, k-best parses and the laboratory's evaluations.
+"""A tree's way into a parser's system and back out, in one object (``TreeCodec``), used alike by
+training, oracle runs, parsing, k-best parses and the laboratory's evaluations, by both parsers
+(the graph-based parser's system is a ``GraphEncoding``).
 
 In: the gold tree in UD terms -> Nilsson's (2007) transforms, in the order given
 (``trees.transforms``) -> the system's own encoding (``prepare_tree``: arc-eager's

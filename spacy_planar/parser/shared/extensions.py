@@ -1,5 +1,5 @@
 """What the parser puts on Docs beside ``Token.head`` / ``Token.dep_`` when
-it keeps its beam's k best parses (``n_best`` > 1; ``kbest.py``):
+it keeps its beam's k best parses (``n_best`` > 1; ``transition/kbest.py``):
 
 - ``Doc._.parses``: per sentence (in order), its k most probable distinct
   trees, each ``{"prob": P, "heads": [...], "labels": [...]}`` in UD terms

@@ -114,7 +114,7 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
     """Each unit's ``n_best`` most probable distinct parses, each word's arc
     probability (``kbest.py``: its confidence at the ``calibration``'s
     temperature, through its map) and the log-probability of the move that
-    gave it its head, into its Doc's ``user_data`` (``extensions.py``), in
+    gave it its head, into its Doc's ``user_data`` (``shared/extensions.py``), in
     ``codec.TreeCodec.output_trees``' order of units."""
     temperature = calibration["temperature"]
     where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]

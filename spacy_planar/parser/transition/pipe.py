@@ -46,8 +46,8 @@ register_extensions()
 
 class PlanarParser(ParserPipe, TrainablePipe):
     """Non-projective transition-based dependency parser: spaCy's TrainablePipe protocol, each
-    method a short layer over the decoding room (driver, beam, parsing, codec) and training.py,
-    which do the work."""
+    method a short layer over this room's loop (driver, beam, parsing), the shared codec and
+    training.py, which do the work."""
 
     def __init__(self, vocab, model: Model, name: str, *, transition_system: Configured, single_root: bool,
                  root_label: Optional[str], extra_root_label: str, exploration: float,
@@ -292,7 +292,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
         """Heads and labels of every unit, brought back to UD and checked
         (``codec.TreeCodec.output_trees``), written Doc by Doc; with
         ``n_best`` > 1, each unit's k best parses and each word's arc
-        probability (``extensions.py``)."""
+        probability (``shared/extensions.py``)."""
         docs = list(docs)
         heads, labels, lengths, alternatives = self.codec.output_trees(predictions, self.name, self.repaired)
         if lengths:

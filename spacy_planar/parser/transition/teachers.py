@@ -1,6 +1,6 @@
 """An ensemble distilled into one parser (``train --teacher``): the ensemble's move distributions
 as soft targets (``Teachers``); and the members' moves as one (``EnsembleScorer``), which
-``parse --ensemble`` (``parser/ensemble.py``) decodes with too.
+``parse --ensemble`` (``parser/ensembles/members.py``) decodes with too.
 
 ``parse --ensemble`` parses with several pipelines of one config (other
 seeds) at once, at the cost of all of them. Distillation trains one parser of
