@@ -98,11 +98,11 @@ def positional_loss(ops, lin, dist, gold) -> Tuple[object, object, float]:
     offset = head_offsets(xp, lin.shape[1])
     side = xp.sign(offset)
     lin_loss = -_log_sigmoid(xp, lin * side)
-    d_lin = -side / (1 + xp.exp(lin * side))  # d(-log sigmoid(y s)) / ds = -y sigmoid(-y s)
+    d_lin = -side * xp.exp(_log_sigmoid(xp, -lin * side))  # d(-log sigmoid(y s)) / ds = -y sigmoid(-y s)
     predicted = 1 + xp.logaddexp(0, dist)
     gap = xp.abs(offset) - predicted
     dist_loss = xp.log1p(gap ** 2 / 2)
-    d_dist = -gap / (1 + gap ** 2 / 2) / (1 + xp.exp(-dist))  # ... * d predicted / ds = sigmoid(s)
+    d_dist = -gap / (1 + gap ** 2 / 2) * xp.exp(_log_sigmoid(xp, dist))  # ... * d predicted / ds = sigmoid(s)
     loss = float(((lin_loss + dist_loss) * onehot).sum())
     return (d_lin * onehot).astype("float32"), (d_dist * onehot).astype("float32"), loss
 
