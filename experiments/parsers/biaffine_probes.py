@@ -1,0 +1,66 @@
+"""The configs of docs/results.md's biaffine probes (issue 79), each the accurate biaffine pipeline
+(`spacy-planar init-config biaffine OUT --tagging --accurate`) with one lever changed, written
+into OUT_DIR as PROBE.cfg; then train each with `train.sh OUT_DIR/PROBE.cfg TB SEED PROBE` (the
+overrides below after it where a probe has some). `eisner OUT MODEL` copies a trained pipeline
+with its biaffine_parser decoding projective trees (no retraining) to OUT.
+
+usage: biaffine_probes.py configs OUT_DIR | biaffine_probes.py eisner OUT MODEL
+"""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from thinc.api import Config
+
+PARSER = ("components", "biaffine_parser")
+PROBES = {
+    "baseline": {},
+    # 1. the leaders' batches and optimizer pair, the patience schedule bounded by steps: train.sh with
+    # EPOCHS=0 and --training.batcher.size.start 2000 --training.batcher.size.stop 5000
+    # --training.batcher.size.compound 1.002 --training.max_steps 500 --training.eval_frequency 50
+    "p1_batches": {("training", "optimizer", "learn_rate"): 0.002, ("training", "optimizer", "beta2"): 0.9},
+    # 2. Stanza's linearization and distance scorers
+    "p2_positional": {(*PARSER, "model", "positional_width"): 100},
+    # 3. a BiLSTM of the parser's own above the shared encoder (the taggers-first pipeline:
+    # init-config biaffine OUT --tagging --accurate --taggers-first)
+    "p3_lstm": {(*PARSER, "model", "encoder"): {
+        "@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": "${components.tok2vec.model.encode.width}",
+        "depth": 1, "dropout": "${training.dropout}", "cnn_depth": 0, "window_size": 1, "maxout_pieces": 3}},
+    # 4. projective decoding of pseudo-projective trees (head+path, as arc-eager's)
+    "p4_eisner_pp": {(*PARSER, "decoder"): "eisner", (*PARSER, "pseudo_projective"): "head+path"},
+    # 5. regularization and scale: Dozat & Manning's dropouts, Stanza's label MLP; the loss per word
+    "p5_dropout": {(*PARSER, "model", "input_dropout"): 0.33, (*PARSER, "model", "mlp_dropout"): 0.33,
+                   (*PARSER, "model", "label_width"): 400},
+    "p5_per_word": {(*PARSER, "loss_per_word"): True},
+}
+
+
+def write_configs(out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    base = out_dir / "biaffine_accurate.cfg"
+    subprocess.run([sys.executable, "-m", "spacy_planar", "init-config", "biaffine", str(base), "--tagging",
+                    "--accurate"], check=True)
+    for name, changes in PROBES.items():
+        config = Config().from_disk(base, interpolate=False)
+        for path, value in changes.items():
+            node = config
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+        config.to_disk(out_dir / f"{name}.cfg", interpolate=False)
+
+
+def eisner(out: Path, model: Path) -> None:
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(model, out)
+    config = Config().from_disk(out / "config.cfg", interpolate=False)
+    config["components"]["biaffine_parser"]["decoder"] = "eisner"
+    config.to_disk(out / "config.cfg", interpolate=False)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "configs":
+        write_configs(Path(sys.argv[2]))
+    else:
+        eisner(Path(sys.argv[2]), Path(sys.argv[3]))
