@@ -40,6 +40,9 @@ DEFAULT_CONFIG = """
 arc_width = 400
 label_width = 100
 nO = null
+# Stanza's linearization and distance scorers: +2.5 and +4.8 LAS on grc_ptnk and la_llct dev (docs/decisions.md,
+# 2026-12-03); the other probes' settings stay at the architecture's defaults (none paid on both dev sets)
+positional_width = 100
 
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"
