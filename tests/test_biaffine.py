@@ -319,3 +319,21 @@ def test_a_gold_label_unseen_at_initialize_is_refused_not_trained_as_none():
     with pytest.raises(UserError) as e:
         nlp.update([Example(_words(nlp, gold), gold)], sgd=optimizer)
     assert e.value.code == "E118" and "never:seen" in str(e.value)
+
+
+def test_a_pipeline_saved_with_v1_loads_as_it_was_trained(tmp_path):
+    """The factory's model is BiaffineModel.v2 (the positional scorers at 100); a config of v1
+    without ``positional_width`` (every pipeline saved before) keeps v1's default, 0, so that its
+    saved weights load."""
+    from spacy_planar.parser.graph.component import DEFAULT_MODEL
+
+    nlp = spacy.blank("xx")
+    assert nlp.add_pipe("biaffine_parser").model.get_ref("biaffine").get_dim("nP") == 100
+    old = {key: value for key, value in DEFAULT_MODEL["model"].items() if key != "positional_width"}
+    old["@architectures"] = "spacy-planar.BiaffineModel.v1"
+    nlp, docs, examples, _ = _biaffine_nlp({"model": old}, n=6)
+    assert nlp.get_pipe("biaffine_parser").model.get_ref("biaffine").get_dim("nP") == 0
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded.get_pipe("biaffine_parser").model.get_ref("biaffine").get_dim("nP") == 0
+    assert span_tree(loaded(_words(loaded, docs[0]))) == span_tree(nlp(_words(nlp, docs[0])))

@@ -68,6 +68,18 @@ def build_biaffine_model(tok2vec: Model[List[Doc], List[Floats2d]], arc_width: i
     return Model("biaffine_parser", forward, init=init, layers=layers, refs=refs, dims={"nO": nO})
 
 
+@registry.architectures("spacy-planar.BiaffineModel.v2")
+def build_biaffine_model_v2(tok2vec: Model[List[Doc], List[Floats2d]], arc_width: int = 400, label_width: int = 100,
+                            nO: Optional[int] = None, mlp_dropout: Optional[float] = None, input_dropout: float = 0.0,
+                            encoder: Optional[Model[List[Floats2d], List[Floats2d]]] = None,
+                            positional_width: int = 100) -> Model:
+    """``BiaffineModel.v1`` with Stanza's positional scorers on by default (``positional_width``
+    100: docs/decisions.md, 2026-12-03). A new version, so that a pipeline saved with v1 and no
+    ``positional_width`` in its config loads as it was trained (v1's default, 0)."""
+    return build_biaffine_model(tok2vec, arc_width, label_width, nO, mlp_dropout, input_dropout, encoder,
+                                positional_width)
+
+
 def fixed_dropout(rate: float) -> Model[Floats2d, Floats2d]:
     """Dropout at ``rate`` while training, whatever ``training.dropout`` says."""
     return Model("fixed_dropout", _fixed_dropout_forward, attrs={FIXED_RATE: rate})
