@@ -13,7 +13,7 @@ from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
-from thinc.api import Config, Model, set_dropout_rate
+from thinc.api import Model, set_dropout_rate
 
 from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
 from spacy_planar.errors import Errors, UserError
@@ -25,7 +25,7 @@ from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registe
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.shared.base import ParserPipe
 from spacy_planar.parser.shared.extensions import register as register_extensions
-from spacy_planar.parser.shared.tok2vec import base_tok2vec
+from spacy_planar.parser.shared.tok2vec import default_model
 from spacy_planar.parser.shared.units import Parsed, unit_words, units, with_whitespace
 from spacy_planar.parser.shared.gold import GoldTrees
 from spacy_planar.trees.algorithms import Tree
@@ -47,8 +47,7 @@ positional_width = 100
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"
 """
-DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
-DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
+DEFAULT_MODEL = default_model(DEFAULT_CONFIG)
 
 
 @Language.factory(
@@ -113,9 +112,9 @@ class GraphSettings:
     root_label: str
     extra_root_label: str
     tree_transforms: List[str]
-    decoder: str = "mst"
-    pseudo_projective: Optional[str] = None
-    loss_per_word: bool = False
+    decoder: str
+    pseudo_projective: Optional[str]
+    loss_per_word: bool
     learn_root_label: bool = False
     labels: List[str] = field(default_factory=list)
     single_root: bool = True  # the decoder's constraint (the codec reads it)
@@ -130,8 +129,8 @@ class BiaffineParser(ParserPipe, TrainablePipe):
     """The graph-based parser: a thin layer over ``scoring.py`` and the model."""
 
     def __init__(self, vocab, model: Model, name: str, *, root_label: Optional[str], extra_root_label: str,
-                 tree_transforms: Sequence[str], decoder: str = "mst", pseudo_projective: Optional[str] = None,
-                 loss_per_word: bool = False, scorer: Optional[Callable]):
+                 tree_transforms: Sequence[str], decoder: str, pseudo_projective: Optional[str],
+                 loss_per_word: bool, scorer: Optional[Callable]):
         self.vocab = vocab
         self.model = model
         self.name = name

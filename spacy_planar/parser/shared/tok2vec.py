@@ -1,4 +1,5 @@
-"""The encoder either parser's factory gets by default: base.partial.cfg's tok2vec."""
+"""The encoder either parser's factory gets by default: base.partial.cfg's tok2vec, and the
+factories' default configs built around it."""
 from pathlib import Path
 
 from thinc.api import Config
@@ -24,3 +25,11 @@ def base_tok2vec() -> dict:
                 for k, v in section.items()}
 
     return fill(model)
+
+
+def default_model(config: str) -> Config:
+    """A parser factory's default config (``[model]``, ``[scorer]`` ...) read from ``config``, its
+    model given ``base_tok2vec()`` as its encoder."""
+    out = Config().from_str(config)
+    out["model"]["tok2vec"] = base_tok2vec()
+    return out

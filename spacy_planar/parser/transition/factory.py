@@ -2,12 +2,12 @@
 from typing import Callable, List, Optional
 
 from spacy.language import Language
-from thinc.api import Config, Model
+from thinc.api import Model
 
 from spacy_planar.defaults import PARSER_OPTIONS
 from spacy_planar.parser import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
 from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
-from spacy_planar.parser.shared.tok2vec import base_tok2vec
+from spacy_planar.parser.shared.tok2vec import default_model
 from spacy_planar.parser.transition.pipe import PlanarParser
 from spacy_planar.parser.systems.registry import Configured
 
@@ -28,8 +28,7 @@ nO = null
 [scorer]
 @scorers = "spacy-planar.parser_scorer.v1"
 """
-DEFAULT_MODEL = Config().from_str(DEFAULT_CONFIG)
-DEFAULT_MODEL["model"]["tok2vec"] = base_tok2vec()
+DEFAULT_MODEL = default_model(DEFAULT_CONFIG)
 
 
 @Language.factory(
