@@ -4,7 +4,8 @@ what no factory holds."""
 ROOT_LABEL = "root"  # UD's label of a sentence's root word
 EXTRA_ROOT_LABEL = "dep"  # the label of what is attached without being parsed (whitespace, a second root)
 PARSER_FACTORIES = ("planar_parser", "biaffine_parser")  # the parsers' factories: a pipeline's parser is one of them
-TAUGHT_FACTORIES = ("planar_parser",)  # the parsers that learn from teachers (train --teacher: their moves)
+# the parsers that learn from teachers (train --teacher): the moves; the heads (parser/graph/teachers.py)
+TAUGHT_FACTORIES = ("planar_parser", "biaffine_parser")
 BATCH_SIZE = 1000  # Docs per ``nlp.pipe`` batch: spaCy's own default
 LANG = "xx"  # the language of a pipeline or vocab that names none: spaCy's multilingual
 # with several treebanks, `train` then trains this many epochs on the target alone: none, as measured on four

@@ -82,17 +82,23 @@ def _numeric(f, x, eps=1e-2):
     return out
 
 
-@pytest.mark.parametrize("positional", [0, 3])
-def test_the_biaffines_gradients_are_the_losss(positional, monkeypatch):
+@pytest.mark.parametrize("positional,taught", [(0, False), (3, False), (0, True)])
+def test_the_biaffines_gradients_are_the_losss(positional, taught, monkeypatch):
     """``graph.training_loss``'s gradients (of the MLP's output and of every biaffine parameter,
-    the positional scorers' with ``positional_width``) against central differences of its loss,
-    in float64 around float32 values. The positional prior enters the arc scores detached (as
-    Stanza's does), so the differences hold it at its value at the point."""
-    model, Z, names = _scorer(np.random.default_rng(0), positional)
+    the positional scorers' with ``positional_width``; with ``taught``, the first sentence's arcs
+    towards a teacher's distributions) against central differences of its loss, in float64 around
+    float32 values. The positional prior enters the arc scores detached (as Stanza's does), so the
+    differences hold it at its value at the point."""
+    rng = np.random.default_rng(0)
+    model, Z, names = _scorer(rng, positional)
     sentences = [(0, [2, 0, 2, 3], [1, -1, 0, 2]), (4, [0, 1, 1, 2, 4], [-1, 2, 1, 0, 0])]
+    targets = None
+    if taught:
+        soft = rng.random((4, 5)) * (np.arange(5)[None, :] != np.arange(4)[:, None] + 1)
+        targets = [soft / soft.sum(axis=1, keepdims=True), None]
 
     def loss(Z):
-        return graph.training_loss(GraphScorer(model, Z.astype("float32")), sentences)
+        return graph.training_loss(GraphScorer(model, Z.astype("float32")), sentences, targets)
 
     dZ, _ = loss(Z)
     grads = {name: model.get_grad(name).copy() for name in names}
@@ -337,3 +343,81 @@ def test_a_pipeline_saved_with_v1_loads_as_it_was_trained(tmp_path):
     loaded = spacy.load(tmp_path / "p")
     assert loaded.get_pipe("biaffine_parser").model.get_ref("biaffine").get_dim("nP") == 0
     assert span_tree(loaded(_words(loaded, docs[0]))) == span_tree(nlp(_words(nlp, docs[0])))
+
+
+def test_a_teachers_heads_are_the_arc_loss_target_mixed_with_the_gold_ones():
+    """``arc_loss`` towards the gold heads' one-hot rows as a target is the gold loss; a
+    teacher's targets (``HeadTargets``) mix its distributions with the gold heads by its weight,
+    for the sentences it was asked about only; a weight outside (0, 1] is refused (E061)."""
+    from thinc.api import NumpyOps
+
+    from spacy_planar.errors import UserError
+    from spacy_planar.parser.graph.teachers import HeadTargets
+
+    ops = NumpyOps()
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=(1, 3, 4)).astype("float32")
+    gold = np.array([[2, 0, 2]])
+    onehot = (np.arange(4)[None, None, :] == gold[..., None]).astype("float32")
+    hard, hard_loss = graph.arc_loss(ops, scores, [3], gold)
+    soft, soft_loss = graph.arc_loss(ops, scores, [3], gold, onehot)
+    assert np.allclose(hard, soft) and soft_loss == pytest.approx(hard_loss)
+    teacher_arcs = {("a", "b", "c"): np.array([[0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 1, 0]], dtype="float32")}
+    asked = []
+
+    def teacher(docs):
+        asked.extend(tuple(t.text for t in d) for d in docs)
+        return [teacher_arcs[tuple(t.text for t in d)] for d in docs]
+
+    vocab = spacy.blank("xx").vocab
+    targets = HeadTargets(teacher, vocab, [("a", "b", "c"), ("a", "b", "c")], 0.25, "p")
+    assert asked == [("a", "b", "c")] and len(targets) == 1  # each sentence asked once
+    expected = 0.25 * teacher_arcs[("a", "b", "c")] / 2 + 0.75 * onehot[0]
+    assert np.allclose(targets.of(["a", "b", "c"], [2, 0, 2]), expected)
+    assert targets.of(["a", "c"], [0, 1]) is None
+    with pytest.raises(UserError, match="E061"):
+        HeadTargets(teacher, vocab, [], 0.0, "p")
+
+
+def test_a_distilled_biaffine_parses_as_its_teacher_does():
+    """A biaffine taught by a teacher of heads (``initialize``'s ``teachers``) learns the
+    teacher's heads, not the gold trees': a teacher that attaches every word to the word before
+    it teaches a student, trained on the real trees, to do so on held-out sentences (0.67 of
+    words, 0.10 without it). A student whose trees the teacher's heads are not (its
+    pseudo-projective trees) is refused (E138)."""
+    from conftest import first_docs, fixture_path
+    from spacy_planar.errors import UserError
+
+    def chains(docs):
+        out = []
+        for doc in docs:
+            n = len(doc)
+            arcs = np.zeros((n, n + 1), dtype="float32")
+            arcs[np.arange(n), np.arange(n)] = 1.0  # word i's head: word i - 1 (1-based i), the root for the first
+            out.append(arcs)
+        return out
+
+    def trained(config, teachers=None):
+        nlp, docs, examples, _ = _biaffine_nlp(config, n=40)
+        if teachers is not None:
+            nlp.config["initialize"]["components"]["biaffine_parser"] = {"teachers": teachers}
+        optimizer = nlp.initialize(lambda: examples)
+        for _ in range(12):
+            for i in range(0, len(examples), 8):
+                nlp.update(examples[i:i + 8], sgd=optimizer)
+        return nlp
+
+    held = first_docs(fixture_path("dev"), spacy.blank("xx").vocab, 30)
+
+    def chained(nlp):  # the share of words attached to the word before them
+        parsed = [nlp(_words(nlp, d)) for d in held]
+        return np.mean([t.head.i == t.i - 1 for d in parsed for t in d if t.i > 0])
+
+    from spacy.util import registry
+
+    registry.misc("test.chains.v1", func=lambda: chains)  # as a config names a teacher: resolved at initialize
+    taught = trained({}, {"@misc": "test.chains.v1"})
+    assert chained(taught) > 0.5  # (the positional scorers learn the gold trees' sides and distances)
+    assert chained(taught) > chained(trained({})) + 0.3
+    with pytest.raises(UserError, match="E138"):
+        trained({"pseudo_projective": "head+path"}, {"@misc": "test.chains.v1"})

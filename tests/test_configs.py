@@ -246,7 +246,7 @@ def test_every_entry_point_resolves():
 
     groups = {"spacy_factories": registry.factories, "spacy_architectures": registry.architectures,
               "spacy_scorers": registry.scorers, "spacy_callbacks": registry.callbacks,
-              "spacy_readers": registry.readers, "spacy_batchers": registry.batchers,
+              "spacy_readers": registry.readers, "spacy_batchers": registry.batchers, "spacy_misc": registry.misc,
               "thinc_transition_systems": registry.transition_systems}
     found = 0
     for group, reg in groups.items():
@@ -261,8 +261,8 @@ def test_every_entry_point_resolves():
     # 6 factories (the two parsers, the feature morphologizer, multiword_tokens, the lemmatizer, the senter),
     # 9 architectures (CharEmbed v3, Tok2Vec, the biaffine's v1 and v2), 2 scorers (the parser's, the senter's),
     # 3 callbacks (leave_out_unlabelled, numpy_blas, check_keys), the corpus reader and its batcher,
-    # 5 transition systems
-    assert found == 27
+    # the biaffine's teacher (misc), 5 transition systems
+    assert found == 28
 
 
 @pytest.fixture(scope="module")
@@ -316,6 +316,29 @@ def test_train_records_its_own_time(swap_model):
     model, _, elapsed = swap_model
     # the training's own time: within the command's
     assert 0 < json.loads((model.parent / "train_seconds.json").read_text())["seconds"] < elapsed
+
+
+def test_train_distils_any_of_our_parsers_into_the_biaffine(swap_model, small_corpus, tmp_path):
+    """``train --teacher`` with the biaffine's config: a transition pipeline teaches it (its trees
+    as head distributions, ``spacy-planar.ensemble_heads.v1``, resolved by its entry point in a
+    fresh process), written into OUTPUT/teachers.cfg, and the student trains and parses."""
+    from thinc.api import Config
+
+    model, gold, _ = swap_model
+    config = [c for c in CONFIGS if c.stem == "biaffine"][0]
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "spacy_planar", "train", str(config), "--output", str(out),
+                          "--teacher", str(model), "--teacher-weight", "0.5", "--paths.train", str(small_corpus),
+                          "--paths.dev", str(small_corpus), "--training.max_steps", "4",
+                          "--training.eval_frequency", "2"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    taught = Config().from_disk(out / "teachers.cfg")["initialize"]["components"]["biaffine_parser"]
+    assert taught == {"teachers": {"@misc": "spacy-planar.ensemble_heads.v1", "paths": [str(model.resolve())]},
+                      "teacher_weight": 0.5}
+    nlp = spacy.load(out / "model-last")
+    assert nlp.get_pipe("biaffine_parser").teachers is None  # never saved with the student
+    doc = nlp("gaf im qaþ")
+    assert sum(t.head.i == t.i for t in doc) == 1
 
 
 def test_parse_writes_the_inputs_lines_with_the_predicted_heads(swap_model, swap_parsed):

@@ -315,3 +315,34 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean(tmp_
     r = CliRunner().invoke(app, ["parse", str(tmp / "graph"), str(gold), str(tmp / "k.conllu"), "--ensemble",
                                  str(tmp / "one"), "--kbest", "2"])
     assert r.exit_code == 1 and "E158" in r.output and not (tmp / "k.conllu").exists()
+
+
+def test_an_ensembles_head_distribution_is_its_members_mean():
+    """What an ensemble teaches the biaffine (``EnsembleHeads``): each sentence's head
+    distribution is the mean of the members': the biaffine's arc probabilities (alone, its
+    rows are distributions over the candidates) and a transition parser's tree (all the mass
+    on the head it chose)."""
+    from spacy_planar.parser.ensembles.members import Ensemble
+    from spacy_planar.parser.ensembles.teachers import EnsembleHeads
+
+    docs = first_docs(fixture_path(), spacy.blank("xx").vocab, 30)
+    one, graph = _ud_pipeline(0, docs), _ud_pipeline(2, docs, parser="biaffine_parser")
+    words = [[t.text for t in d] for d in docs[:8]]
+
+    def sentences(nlp):
+        return [Doc(nlp.vocab, words=w, sent_starts=[True] + [False] * (len(w) - 1)) for w in words]
+
+    heads = [[t.head.i - t.i + i + 1 if t.head.i != t.i else 0 for i, t in enumerate(d)]
+             for d in one.pipe(sentences(one))]
+    alone = Ensemble(graph, []).head_distributions(sentences(graph))
+    mixed = Ensemble(graph, [one]).head_distributions(sentences(graph))
+    for w, a, m, h in zip(words, alone, mixed, heads):
+        n = len(w)
+        assert a.shape == (n, n + 1) and np.allclose(a.sum(axis=1), 1)
+        assert np.allclose(a[np.arange(n), np.arange(n) + 1], 0)  # no word its own head
+        onehot = np.zeros((n, n + 1))
+        onehot[np.arange(n), h] = 1
+        assert np.allclose(m, (a + onehot) / 2, atol=1e-5)
+    teacher = EnsembleHeads.__new__(EnsembleHeads)
+    teacher.ensemble = Ensemble(graph, [one])
+    assert all(np.allclose(t, m, atol=1e-5) for t, m in zip(teacher(sentences(graph)), mixed))

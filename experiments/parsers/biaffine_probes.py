@@ -1,6 +1,6 @@
 """The configs of docs/results.md's biaffine probes (issue 79), each the accurate biaffine pipeline
-(`spacy-planar init-config biaffine OUT --tagging --accurate`) with one lever changed, written
-into OUT_DIR as PROBE.cfg; then train each with `train.sh OUT_DIR/PROBE.cfg TB SEED PROBE` (the
+(`spacy-planar init-config biaffine OUT --tagging --accurate`, its model BiaffineModel.v2 with the
+positional scorers since 2026-12-03) with one lever changed, written into OUT_DIR as PROBE.cfg; then train each with `train.sh OUT_DIR/PROBE.cfg TB SEED PROBE` (the
 overrides below after it where a probe has some). `eisner OUT MODEL` copies a trained pipeline
 with its biaffine_parser decoding projective trees (no retraining) to OUT.
 
@@ -16,17 +16,19 @@ from thinc.api import Config
 PARSER = ("components", "biaffine_parser")
 PROBES = {
     "baseline": {},
+    # the biaffine before the positional scorers (2026-11-29 to 2026-12-03: the runs of p1, p3 to p5 then)
+    "p0_no_positional": {(*PARSER, "model", "positional_width"): 0},
     # 1. the leaders' batches and optimizer pair, the patience schedule bounded by steps: train.sh with
     # EPOCHS=0 and --training.batcher.size.start 2000 --training.batcher.size.stop 5000
     # --training.batcher.size.compound 1.002 --training.max_steps 500 --training.eval_frequency 50
     "p1_batches": {("training", "optimizer", "learn_rate"): 0.002, ("training", "optimizer", "beta2"): 0.9},
-    # 2. Stanza's linearization and distance scorers
-    "p2_positional": {(*PARSER, "model", "positional_width"): 100},
-    # 3. a BiLSTM of the parser's own above the shared encoder (the taggers-first pipeline:
-    # init-config biaffine OUT --tagging --accurate --taggers-first)
+    # 2. Stanza's linearization and distance scorers: the baseline since 2026-12-03
+    # 3. a BiLSTM of the parser's own above the shared encoder; and the taggers-first pipeline
+    # (init-config ... --taggers-first: the parser's own encoder reads the taggers' predictions)
     "p3_lstm": {(*PARSER, "model", "encoder"): {
         "@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": "${components.tok2vec.model.encode.width}",
         "depth": 1, "dropout": "${training.dropout}", "cnn_depth": 0, "window_size": 1, "maxout_pieces": 3}},
+    "p3_taggers_first": {},
     # 4. projective decoding of pseudo-projective trees (head+path, as arc-eager's)
     "p4_eisner_pp": {(*PARSER, "decoder"): "eisner", (*PARSER, "pseudo_projective"): "head+path"},
     # 5. regularization and scale: Dozat & Manning's dropouts, Stanza's label MLP; the loss per word
@@ -36,12 +38,16 @@ PROBES = {
 }
 
 
+# the probes written by init-config with more flags than --tagging --accurate
+FLAGS = {"p3_taggers_first": ["--taggers-first"]}
+
+
 def write_configs(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    base = out_dir / "biaffine_accurate.cfg"
-    subprocess.run([sys.executable, "-m", "spacy_planar", "init-config", "biaffine", str(base), "--tagging",
-                    "--accurate"], check=True)
     for name, changes in PROBES.items():
+        base = out_dir / f"{name}.cfg"
+        subprocess.run([sys.executable, "-m", "spacy_planar", "init-config", "biaffine", str(base), "--tagging",
+                        "--accurate", *FLAGS.get(name, [])], check=True, stdout=subprocess.DEVNULL)
         config = Config().from_disk(base, interpolate=False)
         for path, value in changes.items():
             node = config

@@ -22,10 +22,11 @@ def train(
     ctx: typer.Context,
     config_path: Path = typer.Argument(..., help="A training config"),
     output_path: Path = typer.Option(..., "--output", "-o", help="Output directory"),
-    teachers: List[Path] = typer.Option([], "--teacher", "-t", help="Distil: a pipeline of this config trained on "
-                                        "this treebank (another seed); repeat for each of the ensemble's"),
+    teachers: List[Path] = typer.Option([], "--teacher", "-t", help="Distil: a pipeline trained on this treebank "
+                                        "(a transition parser: of this config, another seed; the biaffine: any of "
+                                        "our parsers); repeat for each of the ensemble's"),
     teacher_weight: float = typer.Option(1.0, "--teacher-weight", help="With --teacher: the ensemble's share of the "
-                                         "parser's target, the rest the oracle's"),
+                                         "parser's target, the rest the gold tree's"),
     target_epochs: int = typer.Option(TARGET_EPOCHS, "--target-epochs", help="Several treebanks: then this many "
                                       "epochs on the target alone, from the pipeline they gave (0: none)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", "-g", help="GPU id, or -1 for the CPU"),
@@ -40,7 +41,8 @@ def train(
     TARGET --paths.train OTHER ... (the first the target, the others its
     paths.treebanks). With --teacher, the parser learns the moves of the
     ensemble of the teachers (``parse --ensemble``'s) at one pipeline's
-    cost. Several treebanks train into OUTPUT/all_treebanks, then
+    cost; the biaffine, their mean distribution over each word's heads
+    (teachers of any of our parsers, reparsed). Several treebanks train into OUTPUT/all_treebanks, then
     --target-epochs epochs on the target alone into OUTPUT. A config that
     freezes components it builds from a factory (``init-config --tagging
     --taggers-first``) is trained in two stages."""
@@ -137,8 +139,12 @@ def with_teachers(config: Config, teachers: List[Path], weight: float, output_pa
                                            f"no teacher: {', '.join(TAUGHT_FACTORIES)} does"))
     for teacher in teachers:
         check_input(Path(teacher) / "config.cfg")
-    config["initialize"].setdefault("components", {})[parser] = {
-        "teachers": [str(Path(t).resolve()) for t in teachers], "teacher_weight": weight}
+    paths = [str(Path(t).resolve()) for t in teachers]
+    if factory == "biaffine_parser":  # the teachers' head distributions, asked once (graph/teachers.py)
+        config["initialize"].setdefault("components", {})[parser] = {
+            "teachers": {"@misc": "spacy-planar.ensemble_heads.v1", "paths": paths}, "teacher_weight": weight}
+    else:
+        config["initialize"].setdefault("components", {})[parser] = {"teachers": paths, "teacher_weight": weight}
     output_path.mkdir(parents=True, exist_ok=True)
     config.to_disk(output_path / "teachers.cfg", interpolate=False)
     return output_path / "teachers.cfg"

@@ -101,6 +101,18 @@ class Ensemble:
         for name in self.before:
             if name not in disable:
                 docs = list(self.nlp.get_pipe(name).pipe(docs))
+        copies = self._encode(docs, disable)
+        if self.parser not in disable:
+            self._parse(docs, copies)
+        after = self.nlp.pipe_names[self.nlp.pipe_names.index(self.parser) + 1:]
+        for name in after:
+            if name not in disable:
+                docs = list(self.nlp.get_pipe(name).pipe(docs))
+        return docs
+
+    def _encode(self, docs: List[Doc], disable: set = frozenset()) -> List[List[Doc]]:
+        """Each member's copies of ``docs`` (the first member's are ``docs``), encoded by its
+        tok2vec and tagged by the members' taggers as one (their mean probabilities)."""
         copies = [docs] + [[member_doc(other, doc) for doc in docs] for other in self.members[1:]]
         for member, member_docs in zip(self.members, copies):
             list(member.get_pipe("tok2vec").pipe(member_docs))  # sets each Doc's tensor, which listeners read
@@ -115,13 +127,15 @@ class Ensemble:
                        else mine._scores2guesses(mean))
             for member, member_docs in zip(self.members, copies):  # a parser may read the tags
                 member.get_pipe(name).set_annotations(member_docs, guesses)
-        if self.parser not in disable:
-            self._parse(docs, copies)
-        after = self.nlp.pipe_names[self.nlp.pipe_names.index(self.parser) + 1:]
-        for name in after:
-            if name not in disable:
-                docs = list(self.nlp.get_pipe(name).pipe(docs))
-        return docs
+        return copies
+
+    def head_distributions(self, docs: List[Doc]) -> List[np.ndarray]:
+        """Each unit of ``docs`` (their words and sentences as given: the first pipeline's
+        components before its tok2vec do not run), in order: the members' mean distribution over
+        each word's heads ((words, words + 1), column 0 the root), what the reparse decodes."""
+        found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        votes = self._votes(docs, self._encode(docs), found)
+        return [sum(v.arcs(u) for v in votes) / len(votes) for u in range(len(found))]
 
     def _parse(self, docs: List[Doc], copies: List[List[Doc]]) -> None:
         """The trees of ``docs`` by the members' parsers as one (see the module's text)."""
@@ -132,6 +146,18 @@ class Ensemble:
             parser.set_annotations(docs, parser.predict(docs, scorer=scorer))
             return
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
+        trees = reparse(self._votes(docs, copies, found), found, self.labels, parser.settings.root_label)
+        if trees:
+            set_trees(docs, np.concatenate([np.asarray(h, dtype=np.int64) for h, _, _ in trees]),
+                      [label for _, labels, _ in trees for label in labels], [len(h) for h, _, _ in trees])
+        for doc in docs:
+            doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
+        for (k, s, e), (_, _, probs) in zip(found, trees):
+            docs[k].user_data[HEAD_PROBS_KEY][s:e] = np.round(probs, HEAD_PROB_DECIMALS).tolist()
+
+    def _votes(self, docs: List[Doc], copies: List[List[Doc]], found) -> List:
+        """Each member's distributions over the heads and labels of the units ``found``
+        (``reparse.GraphVotes`` or ``reparse.TreeVotes``); the Docs keep no k best parses."""
         for doc in docs:  # the first member's k best parses are its own, not the ensemble's
             doc.user_data.pop(PARSES_KEY, None)
         votes = []
@@ -142,13 +168,6 @@ class Ensemble:
             else:
                 pipe.set_annotations(member_docs, pipe.predict(member_docs))
                 votes.append(TreeVotes(member_docs, found))
-        trees = reparse(votes, found, self.labels, parser.settings.root_label)
         for doc in docs:
             doc.user_data.pop(PARSES_KEY, None)
-        if trees:
-            set_trees(docs, np.concatenate([np.asarray(h, dtype=np.int64) for h, _, _ in trees]),
-                      [label for _, labels, _ in trees for label in labels], [len(h) for h, _, _ in trees])
-        for doc in docs:
-            doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
-        for (k, s, e), (_, _, probs) in zip(found, trees):
-            docs[k].user_data[HEAD_PROBS_KEY][s:e] = np.round(probs, HEAD_PROB_DECIMALS).tolist()
+        return votes

@@ -21,6 +21,7 @@ from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
 from spacy_planar.parser.graph import scoring as graph
+from spacy_planar.parser.graph.teachers import HeadTargets
 from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer)
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.shared.base import ParserPipe
@@ -145,6 +146,7 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         self.codec = TreeCodec(GraphEncoding(pseudo_projective), self.settings)
         self.gold = GoldTrees(self.settings)
         self.repaired: Counter = Counter()  # what output_trees had to repair (never expected: MST gives trees)
+        self.teachers: Optional[HeadTargets] = None  # where initialize is given a teacher
 
     @property
     def labels(self) -> Tuple[str, ...]:
@@ -166,8 +168,13 @@ class BiaffineParser(ParserPipe, TrainablePipe):
 
     # --- training -----------------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
-                   labels: Optional[Sequence[str]] = None) -> None:
-        """The labels and the root label from the training data, and the model."""
+                   labels: Optional[Sequence[str]] = None, teachers: Optional[Callable] = None,
+                   teacher_weight: float = 1.0) -> None:
+        """The labels and the root label from the training data, and the model. ``teachers``: a
+        teacher of heads (``spacy-planar.ensemble_heads.v1``: trained pipelines as one), asked
+        here for every training sentence's head distribution, which the arc loss learns mixed
+        with the gold heads by ``teacher_weight`` (``graph/teachers.py``); set in
+        ``[initialize.components.NAME]`` (``train --teacher``)."""
         validate_get_examples(get_examples, "BiaffineParser.initialize")
         roots: Counter = Counter()
         for eg in get_examples():
@@ -181,8 +188,19 @@ class BiaffineParser(ParserPipe, TrainablePipe):
             for _, tree in self.gold.gold_trees(eg, self.codec) or []:
                 found.update(self.codec.encode(tree)[1])
         settings.labels = sorted(found - {settings.root_label})
+        self.teachers = self._teachers(get_examples, teachers, teacher_weight) if teachers else None
         self._resize()
         self.model.initialize(X=[eg.predicted for eg, _ in zip(get_examples(), range(10))])
+
+    def _teachers(self, get_examples: Callable, teacher: Callable, weight: float) -> HeadTargets:
+        """The teacher's targets of the training sentences (the gold units' words)."""
+        if self.settings.pseudo_projective or self.settings.tree_transforms:
+            raise UserError(Errors.E138.format(path="teachers", reason="the teachers give heads of the trees as "
+                                               "they are, which the student's pseudo_projective or "
+                                               "tree_transforms change: train it without them"))
+        sentences = (tuple(t.text for t in eg.predicted[start:end]) for eg in get_examples()
+                     for (start, end), _ in self.gold.gold_trees(eg, self.codec) or [])
+        return HeadTargets(teacher, self.vocab, sentences, weight, self.name)
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -195,18 +213,21 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         validate_examples(examples, "BiaffineParser.update")
         label_id = {label: i for i, label in enumerate(self.settings.labels)}
         sentences: List[graph.Gold] = []
+        targets: List[Optional[np.ndarray]] = []
         offset = 0
         for eg in examples:
-            for (start, _), tree in self.gold.gold_trees(eg, self.codec) or []:
+            for (start, end), tree in self.gold.gold_trees(eg, self.codec) or []:
                 heads, labels = self.codec.encode(tree)
                 sentences.append((offset + start, heads, [self._label_id(label_id, lab) if h else -1
                                                           for h, lab in zip(heads, labels)]))
+                if self.teachers is not None:
+                    targets.append(self.teachers.of([t.text for t in eg.predicted[start:end]], heads))
             offset += len(eg.predicted)
         if not sentences:
             return losses
         set_dropout_rate(self.model, drop)
         scorer, backprop = self.model.begin_update([eg.predicted for eg in examples])
-        d_rows, loss = graph.training_loss(scorer, sentences)
+        d_rows, loss = graph.training_loss(scorer, sentences, targets if any(t is not None for t in targets) else None)
         if self.settings.loss_per_word:
             words = sum(len(heads) for _, heads, _ in sentences)
             d_rows, loss = d_rows / words, loss / words

@@ -45,18 +45,24 @@ def log_softmax(xp, scores, valid):
     return masked - xp.log(xp.exp(masked).sum(axis=-1, keepdims=True))
 
 
-def arc_loss(ops, scores, lengths: Sequence[int], gold: np.ndarray) -> Tuple[object, float]:
+def arc_loss(ops, scores, lengths: Sequence[int], gold: np.ndarray, target: Optional[np.ndarray] = None
+             ) -> Tuple[object, float]:
     """Cross-entropy of each word's gold head (``gold`` (sentences, T): 0 the root, j the word
-    j; -1 in the pad) under the softmax over its candidates: (d_scores, loss)."""
+    j; -1 in the pad) under the softmax over its candidates: (d_scores, loss); with ``target``
+    ((sentences, T, T + 1), each word's row a distribution over its candidates: a teacher's,
+    ``graph/teachers.py``), of that distribution instead (gradient ``p - q``)."""
     xp = ops.xp
     valid = candidates(xp, lengths, scores.shape[1])
     logp = log_softmax(xp, scores, valid)
     gold = ops.asarray(gold)
     words = gold >= 0
-    onehot = (xp.arange(scores.shape[2])[None, None, :] == gold[..., None]) & words[..., None]
+    if target is None:
+        target = (xp.arange(scores.shape[2])[None, None, :] == gold[..., None]) & words[..., None]
+    else:
+        target = ops.asarray(target) * valid * words[..., None]
     probs = xp.exp(logp) * valid * words[..., None]
-    loss = float(-(logp * onehot).sum())
-    return (probs - onehot).astype("float32"), loss
+    loss = float(-(xp.where(target > 0, logp, 0) * target).sum())
+    return (probs - target).astype("float32"), loss
 
 
 def label_loss(ops, scores, gold: np.ndarray) -> Tuple[object, float]:
@@ -120,9 +126,11 @@ def arc_scores(scorer, rows) -> Tuple[object, Callable, Optional[Tuple]]:
 Gold = Tuple[int, List[int], List[int]]  # a sentence: its first row, heads (0: root), label ids (-1: the root's)
 
 
-def training_loss(scorer, sentences: Sequence[Gold]) -> Tuple[object, float]:
+def training_loss(scorer, sentences: Sequence[Gold], targets: Optional[Sequence[Optional[np.ndarray]]] = None
+                  ) -> Tuple[object, float]:
     """The gradient of the scorer's rows and the loss over ``sentences``: every word's head
-    (``arc_loss``) and every non-root word's label at its gold head (``label_loss``)."""
+    (``arc_loss``; towards ``targets``' (words, words + 1) distribution where a sentence has one)
+    and every non-root word's label at its gold head (``label_loss``)."""
     ops = scorer.ops
     dZ = ops.alloc2f(*scorer.Z.shape)
     total = 0.0
@@ -134,7 +142,8 @@ def training_loss(scorer, sentences: Sequence[Gold]) -> Tuple[object, float]:
         for b, (_, heads, _) in enumerate(group):
             gold[b, :len(heads)] = heads
         S, backprop, positions = arc_scores(scorer, rows)
-        d_scores, loss = arc_loss(ops, S, lengths, gold)
+        target = _targets(gold, [targets[i] for i in idx]) if targets else None
+        d_scores, loss = arc_loss(ops, S, lengths, gold, target)
         dZ += backprop(d_scores)
         total += loss
         if positions is not None:
@@ -150,6 +159,16 @@ def training_loss(scorer, sentences: Sequence[Gold]) -> Tuple[object, float]:
         dZ += backprop(d_scores)
         total += loss
     return dZ, total
+
+
+def _targets(gold: np.ndarray, given: Sequence[Optional[np.ndarray]]) -> np.ndarray:
+    """(sentences, T, T + 1): each sentence's given distributions, the gold heads' one-hot rows
+    where it has none."""
+    out = (np.arange(gold.shape[1] + 1)[None, None, :] == gold[..., None]).astype("float32")
+    for b, target in enumerate(given):
+        if target is not None:
+            out[b, :len(target), :len(target) + 1] = target
+    return out
 
 
 DECODERS = {"mst": best_tree, "eisner": best_projective_tree}  # any tree; projective trees only
