@@ -299,7 +299,7 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean(tmp_
     from typer.testing import CliRunner
 
     from spacy_planar.__main__ import app
-    from spacy_planar.cli.parse import parser_kind
+    from spacy_planar.io.pipelines import parser_kind
     tmp = tmp_path
     graph.to_disk(tmp / "graph")
     one.to_disk(tmp / "one")
@@ -317,11 +317,13 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean(tmp_
     assert r.exit_code == 1 and "E158" in r.output and not (tmp / "k.conllu").exists()
 
 
-def test_an_ensembles_head_distribution_is_its_members_mean():
+def test_an_ensembles_head_distribution_is_its_members_mean(tmp_path):
     """What an ensemble teaches the biaffine (``EnsembleHeads``): each sentence's head
     distribution is the mean of the members': the biaffine's arc probabilities (alone, its
     rows are distributions over the candidates) and a transition parser's tree (all the mass
-    on the head it chose)."""
+    on the head it chose); loaded as ``parse --ensemble`` loads them, the transition parser with
+    a beam whose k best parses vote."""
+    from spacy_planar.defaults import KBEST_BEAM
     from spacy_planar.parser.ensembles.members import Ensemble
     from spacy_planar.parser.ensembles.teachers import EnsembleHeads
 
@@ -343,6 +345,11 @@ def test_an_ensembles_head_distribution_is_its_members_mean():
         onehot = np.zeros((n, n + 1))
         onehot[np.arange(n), h] = 1
         assert np.allclose(m, (a + onehot) / 2, atol=1e-5)
-    teacher = EnsembleHeads.__new__(EnsembleHeads)
-    teacher.ensemble = Ensemble(graph, [one])
-    assert all(np.allclose(t, m, atol=1e-5) for t, m in zip(teacher(sentences(graph)), mixed))
+    graph.to_disk(tmp_path / "graph")
+    one.to_disk(tmp_path / "one")
+    teacher = EnsembleHeads([tmp_path / "graph", tmp_path / "one"])
+    assert teacher.ensemble.members[1].get_pipe("planar_parser").settings.beam_width == KBEST_BEAM
+    taught = teacher(sentences(graph))
+    for t, a in zip(taught, alone):  # the transition parser's half: its k best parses' probabilities
+        assert (t - a / 2 >= -1e-5).all() and np.allclose((t - a / 2).sum(axis=1), 0.5, atol=1e-5)
+    assert not all(np.allclose(t, m, atol=1e-5) for t, m in zip(taught, mixed))  # not only its best parse's

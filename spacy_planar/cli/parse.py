@@ -13,7 +13,7 @@ from spacy_planar.corpus.files import FileReport, parse_file
 from spacy_planar.corpus.jobs import corpus_jobs
 from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client, parse_corpus
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.pipelines import header_line, pipeline_components, pipeline_id, pipeline_path
+from spacy_planar.io.pipelines import header_line, parser_kind, pipeline_id, pipeline_path
 from spacy_planar.model.treebanks import set_treebank
 from spacy_planar.parser.shared.repairs import summary
 from spacy_planar.defaults import KBEST_BEAM
@@ -99,17 +99,6 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
                         confidence=confidence, keep_input_columns=keep_input_columns, header=header)
     seconds = time.perf_counter() - start
     report_output(model, report, seconds, output_path, validate, shown or str(output_path))
-
-
-def parser_kind(name: str) -> str:
-    """The parser a pipeline holds, from its config: its transition system's registered name, or
-    ``biaffine_parser`` (``--ensemble`` of different kinds: reparsing, ``parser/ensembles/``)."""
-    for component in pipeline_components(pipeline_path(name)).values():
-        if component.get("factory") == "planar_parser":
-            return component.get("transition_system", {}).get("@transition_systems", "")
-        if component.get("factory") == "biaffine_parser":
-            return "biaffine_parser"
-    return ""
 
 
 @contextmanager

@@ -82,3 +82,14 @@ def pipeline_id(path: Union[str, Path]) -> str:
 def header_line(pipeline: str) -> str:
     """The comment that opens an output: the pipeline that wrote it."""
     return f"# pipeline = {pipeline}\n" if pipeline else ""
+
+
+def parser_kind(name: str) -> str:
+    """The parser a pipeline holds, from its config: its transition system's registered name, or
+    ``biaffine_parser`` (``--ensemble`` of different kinds: reparsing, ``parser/ensembles/``)."""
+    for component in pipeline_components(pipeline_path(name)).values():
+        if component.get("factory") == "planar_parser":
+            return component.get("transition_system", {}).get("@transition_systems", "")
+        if component.get("factory") == "biaffine_parser":
+            return "biaffine_parser"
+    return ""

@@ -15,7 +15,9 @@ import numpy as np
 from spacy.tokens import Doc
 from spacy.util import minibatch, registry
 
+from spacy_planar.defaults import KBEST_BEAM
 from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.pipelines import of_factory, parser_kind, pipeline_components, pipeline_path
 from spacy_planar.parser.ensembles.members import Ensemble
 
 BATCH = 64  # sentences the teachers parse at a time
@@ -23,15 +25,22 @@ BATCH = 64  # sentences the teachers parse at a time
 
 class EnsembleHeads:
     """Trained pipelines (paths) as one teacher of heads: called with Docs (words and
-    sentences), it gives each unit's (words, words + 1) mean head distribution, in order."""
+    sentences), it gives each unit's (words, words + 1) mean head distribution, in order. As
+    ``parse --ensemble`` reads them: among parsers of different kinds a transition parser votes
+    with its beam's k best parses (a beam of ``KBEST_BEAM``)."""
 
     def __init__(self, paths: Sequence[str]):
         import spacy
 
         if not paths:
             raise UserError(Errors.E138.format(path="teachers", reason="none given"))
-        self.paths = [str(p) for p in paths]
-        pipelines = [spacy.load(p) for p in self.paths]
+        self.paths = [str(pipeline_path(p)) for p in paths]
+        mixed = len({parser_kind(p) for p in self.paths}) > 1
+        pipelines = []
+        for path in self.paths:
+            beam = of_factory(pipeline_components(path), "planar_parser") if mixed else []
+            pipelines.append(spacy.load(path, config={"components": {
+                name: {"beam_width": KBEST_BEAM} for name in beam}}))
         self.ensemble = Ensemble(pipelines[0], pipelines[1:])
 
     def __call__(self, docs: Sequence[Doc]) -> List[np.ndarray]:
