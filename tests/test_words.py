@@ -2,6 +2,8 @@
 reader's runs of sentences (spacy_planar/readers.py), the tok2vec that encodes
 each sentence apart (model/tok2vec.py), the multiword_tokens component
 (ud/words.py) and the CoNLL-U it writes."""
+from typing import Optional
+
 import numpy as np
 import pytest
 import spacy
@@ -233,8 +235,9 @@ def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
         assert loaded_loss == pytest.approx(loss) and all(np.allclose(a, b) for a, b in zip(loaded_d, d_scores))
 
 
-def _ud_pipeline(seed: int, docs, parser: str = "planar_parser"):
-    """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser) trained a little with ``seed`` on ``docs``."""
+def _ud_pipeline(seed: int, docs, parser: str = "planar_parser", settings: Optional[dict] = None):
+    """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser with ``settings``) trained a little with
+    ``seed`` on ``docs``."""
     from thinc.api import fix_random_seed
 
     fix_random_seed(seed)
@@ -248,7 +251,7 @@ def _ud_pipeline(seed: int, docs, parser: str = "planar_parser"):
     nlp.add_pipe("morphologizer", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
     nlp.add_pipe("lexicon_lemmatizer", name="lemmatizer", config={"min_tree_freq": 1, "model": {
         "@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
-    nlp.add_pipe(parser, config={"model": {"tok2vec": listener}})
+    nlp.add_pipe(parser, config={"model": {"tok2vec": listener}, **(settings or {})})
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
     sgd = nlp.initialize(lambda: examples)
     for _ in range(4):
@@ -347,6 +350,12 @@ def test_an_ensembles_head_distribution_is_its_members_mean(tmp_path):
         assert np.allclose(m, (a + onehot) / 2, atol=1e-5)
     graph.to_disk(tmp_path / "graph")
     one.to_disk(tmp_path / "one")
+    # a biaffine of pseudo-projective trees votes with its decoded tree (its arcs are the encoded trees')
+    lifted = _ud_pipeline(2, docs, parser="biaffine_parser", settings={"pseudo_projective": "head+path"})
+    trees = [[t.head.i - t.i + i + 1 if t.head.i != t.i else 0 for i, t in enumerate(d)]
+             for d in lifted.pipe(sentences(lifted))]
+    for arcs, h in zip(Ensemble(lifted, []).head_distributions(sentences(lifted)), trees):
+        assert (arcs.argmax(axis=1) == h).all() and np.allclose(arcs.max(axis=1), 1)
     teacher = EnsembleHeads([tmp_path / "graph", tmp_path / "one"])
     assert teacher.ensemble.members[1].get_pipe("planar_parser").settings.beam_width == KBEST_BEAM
     taught = teacher(sentences(graph))

@@ -10,7 +10,8 @@ transition system with the members' joint preference. Members of different
 systems (a transition system and the biaffine, or two systems): each parses,
 and their arc distributions are averaged and decoded as one
 (``reparse.py``: the biaffine's arc probabilities, a transition parser's
-tree). The first pipeline's components that come before the tok2vec
+tree; a biaffine trained on pseudo-projective or transformed trees, its
+decoded tree). The first pipeline's components that come before the tok2vec
 (multiword tokens, the senter) run alone: every member reads the same words
 and sentences. The members must have the same taggers and labels (E136
 otherwise). ``Ensemble`` stands where a pipeline does for ``parse``
@@ -157,13 +158,16 @@ class Ensemble:
 
     def _votes(self, docs: List[Doc], copies: List[List[Doc]], found) -> List:
         """Each member's distributions over the heads and labels of the units ``found``
-        (``reparse.GraphVotes`` or ``reparse.TreeVotes``); the Docs keep no k best parses."""
+        (``reparse.GraphVotes`` or ``reparse.TreeVotes``); the Docs keep no k best parses. A
+        biaffine whose arcs are of encoded trees (pseudo-projective, or transformed) votes with
+        its decoded tree, as a transition parser does: its arcs are not the trees' arcs."""
         for doc in docs:  # the first member's k best parses are its own, not the ensemble's
             doc.user_data.pop(PARSES_KEY, None)
         votes = []
         for member, name, member_docs in zip(self.members, self.parsers, copies):
             pipe = member.get_pipe(name)
-            if isinstance(pipe, BiaffineParser):
+            if isinstance(pipe, BiaffineParser) and not (pipe.settings.pseudo_projective
+                                                         or pipe.settings.tree_transforms):
                 votes.append(GraphVotes(pipe, member_docs, found))
             else:
                 pipe.set_annotations(member_docs, pipe.predict(member_docs))
