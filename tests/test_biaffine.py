@@ -375,6 +375,8 @@ def test_a_teachers_heads_are_the_arc_loss_target_mixed_with_the_gold_ones():
     expected = 0.25 * teacher_arcs[("a", "b", "c")] / 2 + 0.75 * onehot[0]
     assert np.allclose(targets.of(["a", "b", "c"], [2, 0, 2]), expected)
     assert targets.of(["a", "c"], [0, 1]) is None
+    lifted = targets.of(["a", "b", "c"], [1, 0, 2], kept=[False, True, True])  # the first word's arc lifted
+    assert np.allclose(lifted[0], [0, 1, 0, 0]) and np.allclose(lifted[1:], expected[1:])
     with pytest.raises(UserError, match="E061"):
         HeadTargets(teacher, vocab, [], 0.0, "p")
 
@@ -383,8 +385,8 @@ def test_a_distilled_biaffine_parses_as_its_teacher_does():
     """A biaffine taught by a teacher of heads (``initialize``'s ``teachers``) learns the
     teacher's heads, not the gold trees': a teacher that attaches every word to the word before
     it teaches a student, trained on the real trees, to do so on held-out sentences (0.67 of
-    words, 0.10 without it). A student whose trees the teacher's heads are not (its
-    pseudo-projective trees) is refused (E138)."""
+    words, 0.10 without it); so does a student of pseudo-projective trees. A student whose trees
+    the teacher's heads are not (Nilsson's transforms) is refused (E138)."""
     from conftest import first_docs, fixture_path
     from spacy_planar.errors import UserError
 
@@ -419,5 +421,6 @@ def test_a_distilled_biaffine_parses_as_its_teacher_does():
     taught = trained({}, {"@misc": "test.chains.v1"})
     assert chained(taught) > 0.5  # (the positional scorers learn the gold trees' sides and distances)
     assert chained(taught) > chained(trained({})) + 0.3
+    assert chained(trained({"pseudo_projective": "head+path"}, {"@misc": "test.chains.v1"})) > 0.5
     with pytest.raises(UserError, match="E138"):
-        trained({"pseudo_projective": "head+path"}, {"@misc": "test.chains.v1"})
+        trained({"tree_transforms": ["coordination-ms"]}, {"@misc": "test.chains.v1"})

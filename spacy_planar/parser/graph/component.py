@@ -194,10 +194,10 @@ class BiaffineParser(ParserPipe, TrainablePipe):
 
     def _teachers(self, get_examples: Callable, teacher: Callable, weight: float) -> HeadTargets:
         """The teacher's targets of the training sentences (the gold units' words)."""
-        if self.settings.pseudo_projective or self.settings.tree_transforms:
+        if self.settings.tree_transforms:
             raise UserError(Errors.E138.format(path="teachers", reason="the teachers give heads of the trees as "
-                                               "they are, which the student's pseudo_projective or "
-                                               "tree_transforms change: train it without them"))
+                                               "they are, which the student's tree_transforms change: train it "
+                                               "without them"))
         sentences = (tuple(t.text for t in eg.predicted[start:end]) for eg in get_examples()
                      for (start, end), _ in self.gold.gold_trees(eg, self.codec) or [])
         return HeadTargets(teacher, self.vocab, sentences, weight, self.name)
@@ -220,8 +220,9 @@ class BiaffineParser(ParserPipe, TrainablePipe):
                 heads, labels = self.codec.encode(tree)
                 sentences.append((offset + start, heads, [self._label_id(label_id, lab) if h else -1
                                                           for h, lab in zip(heads, labels)]))
-                if self.teachers is not None:
-                    targets.append(self.teachers.of([t.text for t in eg.predicted[start:end]], heads))
+                if self.teachers is not None:  # the arcs the encoding lifted learn their gold head alone
+                    kept = [h == g for h, g in zip(heads, tree[0])]
+                    targets.append(self.teachers.of([t.text for t in eg.predicted[start:end]], heads, kept))
             offset += len(eg.predicted)
         if not sentences:
             return losses

@@ -2,8 +2,9 @@
 each training sentence's head distribution by a teacher (a callable given in ``[initialize.components.NAME]
 teachers``, such as ``spacy-planar.ensemble_heads.v1``: an ensemble of trained pipelines of any of
 our parsers), asked once at ``initialize`` and mixed with the gold heads' one-hot rows by
-``weight``: the arc loss's target (``scoring.arc_loss``). The labels and the positional scorers
-learn from the gold trees alone. The teachers are neither trained nor saved with the parser."""
+``weight``: the arc loss's target (``scoring.arc_loss``); an arc that a pseudo-projective parser
+learns lifted (Nivre & Nilsson 2005) keeps its gold head alone. The labels and the positional
+scorers learn from the gold trees alone. The teachers are neither trained nor saved with the parser."""
 from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -36,14 +37,18 @@ class HeadTargets:
     def __len__(self) -> int:
         return len(self.taught)
 
-    def of(self, words: Sequence[str], heads: Sequence[int]) -> Optional[np.ndarray]:
-        """The target of a sentence (its words and gold heads): (words, words + 1); None where the
-        teacher was not asked about it."""
+    def of(self, words: Sequence[str], heads: Sequence[int], kept: Optional[Sequence[bool]] = None
+           ) -> Optional[np.ndarray]:
+        """The target of a sentence (its words and the heads the parser learns): (words, words + 1);
+        None where the teacher was not asked about it. ``kept``: the words whose head the parser
+        learns is their tree's (the teacher's heads are of the trees as they are); the others
+        (an arc lifted by the pseudo-projective encoding) learn their gold head alone."""
         taught = self.taught.get(tuple(words))
         if taught is None:
             return None
-        if self.weight >= 1.0:
-            return taught
         gold = np.zeros_like(taught)
         gold[np.arange(len(heads)), heads] = 1.0
-        return self.weight * taught + (1.0 - self.weight) * gold
+        out = self.weight * taught + (1.0 - self.weight) * gold
+        if kept is not None:
+            out[~np.asarray(kept, dtype=bool)] = gold[~np.asarray(kept, dtype=bool)]
+        return out
