@@ -20,7 +20,7 @@ from spacy_planar.model.biaffine import (BIAFFINE_PARAMS, POSITIONAL_PARAMS, Gra
                                          biaffine_forward)
 from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.trees.algorithms import is_projective, tree_error
-from spacy_planar.trees.eisner import best_projective_tree
+from spacy_planar.trees.eisner import best_projective_tree, best_projective_trees
 from spacy_planar.trees.mst import best_tree, tree_score
 
 
@@ -145,6 +145,22 @@ def test_the_projective_decoder_finds_the_best_projective_tree(n, seed, single_r
     assert not single_root or heads.count(0) == 1
     best = max(tree_score(scores, h) for h in every_tree(n, single_root) if is_projective(h))
     assert tree_score(scores, heads) == pytest.approx(best)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(0, 7), min_size=1, max_size=6), seed=st.integers(0, 10**6),
+       single_root=st.booleans())
+def test_the_projective_decoder_decodes_a_batch_as_each_sentence_alone(lengths, seed, single_root):
+    """The batched tables (padded to the longest sentence) give each sentence the best
+    projective tree of its own scores (checked by brute force above): the pad changes nothing."""
+    rng = np.random.default_rng(seed)
+    graphs = [rng.normal(size=(n, n + 1)) * 4 for n in lengths]
+    trees = best_projective_trees(graphs, single_root)
+    assert [len(heads) for heads in trees] == lengths
+    for scores, heads in zip(graphs, trees):
+        if len(heads):
+            best = max(tree_score(scores, h) for h in every_tree(len(heads), single_root) if is_projective(h))
+            assert tree_score(scores, heads) == pytest.approx(best)
 
 
 @pytest.fixture(scope="module")

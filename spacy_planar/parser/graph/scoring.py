@@ -13,7 +13,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from spacy_planar.parser.shared.units import batches
-from spacy_planar.trees.eisner import best_projective_tree
+from spacy_planar.trees.eisner import best_projective_trees
 from spacy_planar.trees.mst import best_tree
 
 # sentences scored together, sorted by length (less padding)
@@ -171,7 +171,9 @@ def _targets(gold: np.ndarray, given: Sequence[Optional[np.ndarray]]) -> np.ndar
     return out
 
 
-DECODERS = {"mst": best_tree, "eisner": best_projective_tree}  # any tree; projective trees only
+# each a batch's graphs to their trees: any tree (one at a time); projective trees only (the batch's tables at once)
+DECODERS = {"mst": lambda graphs, single_root: [best_tree(g, single_root) for g in graphs],
+            "eisner": best_projective_trees}
 
 
 def decode(scorer, starts: Sequence[int], lengths: Sequence[int], single_root: bool = True, decoder: str = "mst"
@@ -184,10 +186,10 @@ def decode(scorer, starts: Sequence[int], lengths: Sequence[int], single_root: b
     for idx in batches(lengths, SENTENCES_PER_BATCH):
         group_lengths = [lengths[i] for i in idx]
         logp = arc_log_probs(scorer, [starts[i] for i in idx], group_lengths)
+        graphs = [logp[b, :n, :n + 1] for b, n in enumerate(group_lengths)]
+        trees = best(graphs, single_root)
         for b, i in enumerate(idx):
-            n = group_lengths[b]
-            heads = best(logp[b, :n, :n + 1], single_root)
-            out[i] = (heads, np.exp(logp[b, np.arange(n), heads]))
+            out[i] = (trees[b], np.exp(logp[b, np.arange(group_lengths[b]), trees[b]]))
     trees = [heads for heads, _ in out]
     deps, heads = arcs_of(starts, trees)
     label_ids, label_probs = np.zeros(0, dtype=np.int64), np.zeros(0)
