@@ -235,6 +235,10 @@ def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
         assert loaded_loss == pytest.approx(loss) and all(np.allclose(a, b) for a, b in zip(loaded_d, d_scores))
 
 
+# a biaffine that votes in ensembles with its arcs' probabilities (its trees as they are, MST)
+ARCS = {"decoder": "mst", "pseudo_projective": None}
+
+
 def _ud_pipeline(seed: int, docs, parser: str = "planar_parser", settings: Optional[dict] = None):
     """A small UD pipeline (tok2vec, morphologizer, lemmatizer, parser with ``settings``) trained a little with
     ``seed`` on ``docs``."""
@@ -284,7 +288,7 @@ def test_an_ensemble_of_one_parses_as_its_pipeline_and_of_two_as_their_mean(tmp_
         Ensemble(one, [other])
     # across systems: the biaffine alone as an ensemble of one (its arcs' mean decoded by its own decoder),
     # then with the transition parsers (reparsing): one tree per sentence, a probability for each word
-    graph = _ud_pipeline(2, docs, parser="biaffine_parser")
+    graph = _ud_pipeline(2, docs, parser="biaffine_parser", settings=ARCS)
     assert annotated(Ensemble(graph, [graph])) == annotated(graph)
     mixed = Ensemble(graph, [one, two])
     parsed = list(mixed.pipe(Doc(one.vocab, words=w) for w in words))
@@ -331,7 +335,7 @@ def test_an_ensembles_head_distribution_is_its_members_mean(tmp_path):
     from spacy_planar.parser.ensembles.teachers import EnsembleHeads
 
     docs = first_docs(fixture_path(), spacy.blank("xx").vocab, 30)
-    one, graph = _ud_pipeline(0, docs), _ud_pipeline(2, docs, parser="biaffine_parser")
+    one, graph = _ud_pipeline(0, docs), _ud_pipeline(2, docs, parser="biaffine_parser", settings=ARCS)
     words = [[t.text for t in d] for d in docs[:8]]
 
     def sentences(nlp):
