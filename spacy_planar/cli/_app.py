@@ -164,18 +164,17 @@ def load_pipeline(source, beam: Optional[Dict] = None, beam_needed: bool = True)
     False, and a biaffine_parser gives them without one)."""
     import spacy
 
-    from spacy_planar.io.pipelines import of_factory, pipeline_components, pipeline_path
+    from spacy_planar.io.pipelines import beam_config, of_factory, pipeline_components, pipeline_path
 
     path = pipeline_path(source)
     if beam is None:
         return spacy.load(path)
     components = pipeline_components(path)
-    ours = of_factory(components, "planar_parser")
-    if not ours:
+    if not of_factory(components, "planar_parser"):
         if not beam_needed and of_factory(components, "biaffine_parser"):
             return spacy.load(path)
         raise UserError(Errors.E082.format(model=source, pipes=", ".join(components)))
-    return spacy.load(path, config={"components": {name: dict(beam) for name in ours}})
+    return spacy.load(path, config=beam_config(path, beam))
 
 
 def planar_parsers(path: Path) -> List[str]:

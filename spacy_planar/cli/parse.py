@@ -13,7 +13,7 @@ from spacy_planar.corpus.files import FileReport, parse_file
 from spacy_planar.corpus.jobs import corpus_jobs
 from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client, parse_corpus
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.pipelines import header_line, parser_kind, pipeline_id, pipeline_path
+from spacy_planar.io.pipelines import ensemble_beam, header_line, pipeline_id, pipeline_path
 from spacy_planar.model.treebanks import set_treebank
 from spacy_planar.parser.shared.repairs import summary
 from spacy_planar.defaults import KBEST_BEAM
@@ -77,9 +77,8 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
         raise UserError(Errors.E133.format(path=output_path))
     settings = beam_settings(beam, kbest, confidence)
     names = [model, *(ensemble or [])]
-    if ensemble and beam is None and settings is None and len({parser_kind(name) for name in names}) > 1:
-        # parsers of different systems are reparsed: a transition parser votes with its beam's k best parses
-        settings = {"beam_width": KBEST_BEAM}
+    if ensemble and beam is None and settings is None:
+        settings = ensemble_beam(names)  # parsers of different kinds: a transition parser's k best parses vote
     # in an ensemble the beam is the transition parsers' (a biaffine member decodes its one tree)
     members = [load_pipeline(name, settings, beam_needed=(kbest > 1 or beam is not None) and not ensemble)
                for name in names]

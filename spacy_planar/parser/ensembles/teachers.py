@@ -15,9 +15,8 @@ import numpy as np
 from spacy.tokens import Doc
 from spacy.util import minibatch, registry
 
-from spacy_planar.defaults import KBEST_BEAM
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.pipelines import of_factory, parser_kind, pipeline_components, pipeline_path
+from spacy_planar.io.pipelines import beam_config, ensemble_beam, pipeline_path
 from spacy_planar.parser.ensembles.members import Ensemble
 
 BATCH = 64  # sentences the teachers parse at a time
@@ -35,12 +34,8 @@ class EnsembleHeads:
         if not paths:
             raise UserError(Errors.E138.format(path="teachers", reason="none given"))
         self.paths = [str(pipeline_path(p)) for p in paths]
-        mixed = len({parser_kind(p) for p in self.paths}) > 1
-        pipelines = []
-        for path in self.paths:
-            beam = of_factory(pipeline_components(path), "planar_parser") if mixed else []
-            pipelines.append(spacy.load(path, config={"components": {
-                name: {"beam_width": KBEST_BEAM} for name in beam}}))
+        beam = ensemble_beam(self.paths)
+        pipelines = [spacy.load(path, config=beam_config(path, beam)) for path in self.paths]
         self.ensemble = Ensemble(pipelines[0], pipelines[1:])
 
     def __call__(self, docs: Sequence[Doc]) -> List[np.ndarray]:

@@ -55,7 +55,7 @@ DEFAULT_MODEL = default_model(DEFAULT_CONFIG)
     "biaffine_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={"model": DEFAULT_MODEL["model"], "root_label": None, "extra_root_label": EXTRA_ROOT_LABEL,
-                    # Eisner on pseudo-projective trees: +0.26 and +0.9 LAS on grc_ptnk and la_llct dev over three
+                    # Eisner on pseudo-projective trees: +0.25 and +1.2 LAS on grc_ptnk and la_llct dev over three
                     # seeds (docs/decisions.md, 2026-12-04); in an ensemble such a biaffine votes with its tree
                     "tree_transforms": [], "decoder": "eisner", "pseudo_projective": "head+path",
                     "loss_per_word": False,
@@ -234,7 +234,7 @@ class BiaffineParser(ParserPipe, TrainablePipe):
             return losses
         set_dropout_rate(self.model, drop)
         scorer, backprop = self.model.begin_update([eg.predicted for eg in examples])
-        d_rows, loss = graph.training_loss(scorer, sentences, targets if any(t is not None for t in targets) else None)
+        d_rows, loss = graph.training_loss(scorer, sentences, targets or None)
         if self.settings.loss_per_word:
             words = sum(len(heads) for _, heads, _ in sentences)
             d_rows, loss = d_rows / words, loss / words

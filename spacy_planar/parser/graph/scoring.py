@@ -61,7 +61,7 @@ def arc_loss(ops, scores, lengths: Sequence[int], gold: np.ndarray, target: Opti
     else:
         target = ops.asarray(target) * valid * words[..., None]
     probs = xp.exp(logp) * valid * words[..., None]
-    loss = float(-(xp.where(target > 0, logp, 0) * target).sum())
+    loss = float(-(logp * target).sum())
     return (probs - target).astype("float32"), loss
 
 

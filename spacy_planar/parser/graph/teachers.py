@@ -50,5 +50,6 @@ class HeadTargets:
         gold[np.arange(len(heads)), heads] = 1.0
         out = self.weight * taught + (1.0 - self.weight) * gold
         if kept is not None:
-            out[~np.asarray(kept, dtype=bool)] = gold[~np.asarray(kept, dtype=bool)]
+            lifted = ~np.asarray(kept, dtype=bool)
+            out[lifted] = gold[lifted]
         return out
