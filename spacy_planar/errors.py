@@ -217,6 +217,8 @@ class Warnings(metaclass=ErrorsWithCodes):
             "sentence; {system} builds one root, so each was trained as a dependent of the sentence's first root")
     W126 = ("a Doc of {length} tokens kept {kept} sentence starts of the senter's (retokenized after it?); "
             "its own sentences are scored instead")
+    W127 = ("{name}: {count} sentences of this update were not among those its teachers were asked about at "
+            "initialize; each learned its gold heads alone")
 
 
 class UserError(ValueError):

@@ -440,3 +440,15 @@ def test_a_distilled_biaffine_parses_as_its_teacher_does():
     assert chained(trained({"pseudo_projective": "head+path"}, {"@misc": "test.chains.v1"})) > 0.5
     with pytest.raises(UserError, match="E138"):
         trained({"tree_transforms": ["coordination-ms"]}, {"@misc": "test.chains.v1"})
+    # a sentence the teachers were not asked about learns its gold heads alone, never silently (W127)
+    from spacy_planar.errors import UnexpectedError
+
+    nlp, docs, examples, _ = _biaffine_nlp({}, n=6)
+    nlp.config["initialize"]["components"]["biaffine_parser"] = {"teachers": {"@misc": "test.chains.v1"}}
+    optimizer = nlp.initialize(lambda: examples)
+    nlp.update(examples, sgd=optimizer)  # every sentence taught
+    gold = docs[0]
+    other = Doc(nlp.vocab, words=[t.text + "x" for t in gold], heads=[t.head.i for t in gold],
+                deps=[t.dep_ for t in gold])
+    with pytest.raises(UnexpectedError, match="W127"):
+        nlp.update([Example(_words(nlp, other), other)], sgd=optimizer)

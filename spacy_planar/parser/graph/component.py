@@ -16,7 +16,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
 from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
-from spacy_planar.errors import Errors, UserError
+from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
@@ -234,6 +234,9 @@ class BiaffineParser(ParserPipe, TrainablePipe):
             return losses
         set_dropout_rate(self.model, drop)
         scorer, backprop = self.model.begin_update([eg.predicted for eg in examples])
+        untaught = sum(t is None for t in targets)
+        if untaught:  # never expected: the teachers were asked about every training sentence
+            unexpected(Warnings.W127.format(name=self.name, count=untaught))
         d_rows, loss = graph.training_loss(scorer, sentences, targets or None)
         if self.settings.loss_per_word:
             words = sum(len(heads) for _, heads, _ in sentences)
