@@ -147,20 +147,22 @@ def test_the_projective_decoder_finds_the_best_projective_tree(n, seed, single_r
     assert tree_score(scores, heads) == pytest.approx(best)
 
 
-@settings(max_examples=40, deadline=None)
-@given(lengths=st.lists(st.integers(0, 7), min_size=1, max_size=6), seed=st.integers(0, 10**6),
+@settings(max_examples=60, deadline=None)
+@given(lengths=st.lists(st.integers(0, 12), min_size=1, max_size=6), seed=st.integers(0, 10**6),
        single_root=st.booleans())
 def test_the_projective_decoder_decodes_a_batch_as_each_sentence_alone(lengths, seed, single_root):
-    """The batched tables (padded to the longest sentence) give each sentence the best
-    projective tree of its own scores (checked by brute force above): the pad changes nothing."""
+    """The batched tables (padded to the longest sentence) give each sentence the tree it gets
+    decoded alone (the best projective tree, by brute force above): the pad changes nothing.
+    (Brute force here took 20 minutes: 8 ** 7 head lists for each sentence of 7 words.)"""
     rng = np.random.default_rng(seed)
     graphs = [rng.normal(size=(n, n + 1)) * 4 for n in lengths]
     trees = best_projective_trees(graphs, single_root)
     assert [len(heads) for heads in trees] == lengths
     for scores, heads in zip(graphs, trees):
         if len(heads):
-            best = max(tree_score(scores, h) for h in every_tree(len(heads), single_root) if is_projective(h))
-            assert tree_score(scores, heads) == pytest.approx(best)
+            alone = best_projective_tree(scores, single_root)
+            assert tree_error(heads) is None and is_projective(heads)
+            assert tree_score(scores, heads) == pytest.approx(tree_score(scores, alone))
 
 
 @pytest.fixture(scope="module")
