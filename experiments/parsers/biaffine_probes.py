@@ -18,6 +18,9 @@ PARSER = ("components", "biaffine_parser")
 # the biaffine of 2026-12-03, the positional scorers alone (2.): MST over the trees as they are; the
 # probes of 2026-12-04 (p3, p5) were run on it, the shipped biaffine (baseline) is 2. with 4.
 TWO = {(*PARSER, "decoder"): "mst", (*PARSER, "pseudo_projective"): None}
+# the parser's own BiLSTM of probe 3
+LSTM = {"@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": "${components.tok2vec.model.encode.width}",
+        "depth": 1, "dropout": "${training.dropout}", "cnn_depth": 0, "window_size": 1, "maxout_pieces": 3}
 PROBES = {
     "baseline": {},
     # the biaffine before the positional scorers (2026-11-29 to 2026-12-03: the runs of p1 and p3 then)
@@ -29,12 +32,12 @@ PROBES = {
                    ("training", "optimizer", "beta2"): 0.9},
     # 2. Stanza's linearization and distance scorers (the factory's since 2026-12-03)
     "p2_positional": TWO,
-    # 3. a BiLSTM of the parser's own above the shared encoder; and the taggers-first pipeline
-    # (init-config ... --taggers-first: the parser's own encoder reads the taggers' predictions)
-    "p3_lstm": {**TWO, (*PARSER, "model", "encoder"): {
-        "@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": "${components.tok2vec.model.encode.width}",
-        "depth": 1, "dropout": "${training.dropout}", "cnn_depth": 0, "window_size": 1, "maxout_pieces": 3}},
-    "p3_taggers_first": TWO,
+    # 3. a BiLSTM of the parser's own above the shared encoder (run 2026-12-03 without the positional
+    # scorers, 2026-12-04 on the shipped biaffine); and the taggers-first pipeline (init-config ...
+    # --taggers-first: the parser's own encoder reads the taggers' predictions), on the shipped biaffine
+    "p3_lstm": {**TWO, (*PARSER, "model", "positional_width"): 0, (*PARSER, "model", "encoder"): LSTM},
+    "p3_lstm_shipped": {(*PARSER, "model", "encoder"): LSTM},
+    "p3_taggers_first": {},
     # 4. projective decoding of pseudo-projective trees (head+path, as arc-eager's): the factory's since
     # 2026-12-04, the baseline
     "p4_eisner_pp": {},
