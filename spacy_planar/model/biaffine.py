@@ -260,7 +260,7 @@ class GraphScorer:
         U = p["Ul"].transpose(1, 0, 2).reshape(b, L * b)  # (b, L b): U[x, (l, y)] = Ul[l, x, y]
         A = (Ld @ U).reshape(-1, L, b)
         pair = xp.concatenate([Ld, Lh], axis=1)
-        S = (A * Lh[:, None, :]).sum(axis=2) + pair @ p["Wl"].T + p["bl"]
+        S = xp.matmul(A, Lh[:, :, None])[:, :, 0] + pair @ p["Wl"].T + p["bl"]  # no (pairs, L, b) product
 
         def backprop(dS: Floats2d) -> Floats2d:
             dS = xp.ascontiguousarray(dS, dtype="float32")
