@@ -25,22 +25,44 @@ def best_projective_tree(scores: np.ndarray, single_root: bool = True) -> List[i
 
 
 def best_projective_trees(scores: Sequence[np.ndarray], single_root: bool = True) -> List[List[int]]:
-    """``best_projective_tree`` of each sentence's scores, their tables computed together (padded
-    to the longest: a span of a sentence never reaches its pad, so the pad changes nothing)."""
+    """``best_projective_tree`` of each sentence's scores, the tables of sentences of similar length
+    computed together (``_groups``; padded to a group's longest: a span of a sentence never reaches
+    its pad, so the pad changes nothing)."""
     lengths = [s.shape[0] for s in scores]
     out: List[List[int]] = [[] for _ in scores]
-    if not max(lengths, default=0):
-        return out
+    order = sorted((b for b, n in enumerate(lengths) if n), key=lengths.__getitem__)
+    for group in _groups(order, lengths):
+        for b, heads in zip(group, _decode([scores[b] for b in group], single_root)):
+            out[b] = heads
+    return out
+
+
+def _groups(order: List[int], lengths: List[int]) -> List[List[int]]:
+    """``order`` (sentences by length) cut where a sentence is longer than 1.25 times its group's
+    first plus 4 words: the cubic tables of a group cost its longest sentence's size for each
+    sentence, the Python loop a step per width for each group."""
+    groups: List[List[int]] = []
+    for b in order:
+        if groups and lengths[b] <= 1.25 * lengths[groups[-1][0]] + 4:
+            groups[-1].append(b)
+        else:
+            groups.append([b])
+    return groups
+
+
+def _decode(scores: Sequence[np.ndarray], single_root: bool) -> List[List[int]]:
+    """The best projective trees of sentences of one or more words, their tables together."""
+    lengths = [s.shape[0] for s in scores]
     size = max(lengths) + 1
     arc = np.full((len(scores), size, size), NONE)  # arc[b, h, d]
     for b, (n, sentence) in enumerate(zip(lengths, scores)):
         arc[b, :n + 1, 1:n + 1] = np.asarray(sentence, dtype=np.float64).T
     split = _spans(arc, np.asarray(lengths), single_root)
+    out = []
     for b, n in enumerate(lengths):
-        if n:
-            heads = [0] * (n + 1)
-            _backtrack({name: table[b] for name, table in split.items()}, 0, n, "right", True, heads)
-            out[b] = heads[1:]
+        heads = [0] * (n + 1)
+        _backtrack({name: table[b] for name, table in split.items()}, 0, n, "right", True, heads)
+        out.append(heads[1:])
     return out
 
 
