@@ -151,7 +151,7 @@ def test_the_projective_decoder_finds_the_best_projective_tree(n, seed, single_r
 @given(lengths=st.lists(st.integers(0, 12), min_size=1, max_size=6), seed=st.integers(0, 10**6),
        single_root=st.booleans())
 def test_the_projective_decoder_decodes_a_batch_as_each_sentence_alone(lengths, seed, single_root):
-    """The batched tables (padded to the longest sentence) give each sentence the tree it gets
+    """The batched tables (a group of similar lengths padded to its longest) give each sentence the tree it gets
     decoded alone (the best projective tree, by brute force above): the pad changes nothing.
     (Brute force here took 20 minutes: 8 ** 7 head lists for each sentence of 7 words.)"""
     rng = np.random.default_rng(seed)
