@@ -45,6 +45,59 @@ def test_char_cnn_reads_each_word_alone_and_its_characters_in_order():
     assert np.abs(table.get_grad("E")).sum() > 0
 
 
+def test_parsing_embeds_each_form_once_with_the_vectors_of_every_word():
+    """At inference the embedding runs over each distinct (form, NORM,
+    treebank) of the batch once (``by_form``) and gives every word the
+    vectors (and, through its backward, the gradients) the words run one by
+    one get: a form repeated in a Doc and across Docs, a NORM set on one
+    token, two treebanks, an empty Doc. With a token attribute among the
+    features (SPACY) it runs over every word."""
+    from thinc.layers.chain import forward as chain_forward
+
+    from spacy_planar.io.conllu.docs import TREEBANK_KEY, TREEBANKS_KEY
+    from spacy_planar.model.per_word import reads_forms_only
+
+    vocab = spacy.blank("xx").vocab
+    a = Doc(vocab, words=["guþ", "guþis", "guþ", "jah", "guþ"])
+    a[4].norm_ = "guda"
+    b = Doc(vocab, words=["jah", "guþis", "sunus"])
+    a.user_data[TREEBANKS_KEY] = ["got_a", "got_b"]
+    b.user_data[TREEBANK_KEY] = "got_b"
+    embed = registry.architectures.get("spacy.MultiHashEmbed.v2")(
+        width=16, attrs=["NORM", "PREFIX", "SUFFIX", "SHAPE"], rows=[500, 100, 100, 100],
+        include_static_vectors=False)
+    model = build_char_embed(embed, width=24, char_width=8, cnn_width=12, max_chars=6, rows=300, treebank_width=4)
+    model.initialize([a, b])
+    assert reads_forms_only(model)
+    cnn = next(node for node in model.walk() if node.name == "char_cnn")
+    seen, inner = [], cnn._func
+    cnn._func = lambda m, docs, is_train: (seen.append(sum(map(len, docs))), inner(m, docs, is_train))[1]
+    docs = [a, Doc(vocab, words=[]), b]
+    got, backprop = model._func(model, docs, False)
+    want, want_backprop = chain_forward(model, docs, False)
+    assert seen == [4 + 3, 5 + 3]  # a: guþ, guþis, jah, guþ (NORM guda); b (its treebank): jah, guþis, sunus
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(x, y, atol=1e-5)
+    assert not np.allclose(got[0][1], got[2][1])  # guþis in a treebank of its own
+    assert not np.allclose(got[0][0], got[0][4])  # guþ, its NORM set
+    d_out = [np.arange(y.size, dtype="f").reshape(y.shape) / 10 for y in got]
+    grads = []
+    for run in (backprop, want_backprop):
+        for node in model.walk():
+            for name in node.grad_names:
+                node.set_grad(name, node.ops.alloc(node.get_grad(name).shape))
+        run(d_out)
+        grads.append([node.get_grad(name).copy() for node in model.walk() for name in node.grad_names])
+    for x, y in zip(*grads):
+        np.testing.assert_allclose(x, y, atol=1e-4)
+    spaced = build_char_embed(registry.architectures.get("spacy.MultiHashEmbed.v2")(
+        width=16, attrs=["NORM", "SPACY"], rows=[500, 10], include_static_vectors=False), width=24, rows=300)
+    c = Doc(vocab, words=["jah", "jah"], spaces=[True, False])
+    spaced.initialize([c])
+    assert not reads_forms_only(spaced)
+    assert not np.allclose(*spaced.predict([c])[0])
+
+
 def test_the_shipped_tok2vec_reads_characters_and_the_cnn_anchor_does_not():
     """base.partial.cfg's embedding, in every shipped config but spacy_parser_cnn,
     is CharEmbed.v3 around exactly the embedding spacy_parser_cnn.cfg (spaCy's
@@ -142,11 +195,21 @@ def test_bilstm_encoder_is_registered_and_builds_from_a_config():
     assert doc.tensor.shape == (8, 32)
 
 
-def test_lstm_gradients_match_finite_differences():
+# the LSTM's C-loop limits (cells a step, forward and backward): as shipped (every step of these small
+# batches in C), none (every step numpy's), and some steps each way
+GATE_PATHS = [(1024, 8192), (0, 0), (6, 6)]
+
+
+@pytest.mark.parametrize("cells", GATE_PATHS, ids=["c-loop", "numpy", "both"])
+def test_lstm_gradients_match_finite_differences(cells, monkeypatch):
     """Our LSTM's backward pass (inputs and W, U, b) against central
     differences of sum(Y * R), on a batch of unequal lengths with an empty
-    sequence."""
+    sequence, whichever runs a step's gates on the CPU."""
+    from spacy_planar.model import bilstm
     from spacy_planar.model.bilstm import lstm
+
+    monkeypatch.setattr(bilstm, "C_CELLS_FORWARD", cells[0])
+    monkeypatch.setattr(bilstm, "C_CELLS_BACKWARD", cells[1])
 
     rng = np.random.default_rng(0)
     model = lstm(3, 2, dropout=0.0)
@@ -178,13 +241,19 @@ def test_lstm_gradients_match_finite_differences():
             assert abs(numeric(param, index) - grad[index]) < 2e-3, (name, index)
 
 
-def test_bilstm_encoder_gives_the_same_on_thincs_generic_ops():
+@pytest.mark.parametrize("cells", GATE_PATHS, ids=["c-loop", "numpy", "both"])
+def test_bilstm_encoder_gives_the_same_on_thincs_generic_ops(cells, monkeypatch):
     """Thinc's generic Ops (what CupyOps inherits: its array module's own
     operations) give NumpyOps' vectors and gradients for a batch of unequal
-    lengths (and an empty sequence): this path runs on any machine."""
+    lengths (and an empty sequence), whichever runs NumpyOps' gates: this
+    path runs on any machine."""
     from thinc.api import Ops
 
+    from spacy_planar.model import bilstm
     from spacy_planar.model.bilstm import build_bilstm_encoder
+
+    monkeypatch.setattr(bilstm, "C_CELLS_FORWARD", cells[0])
+    monkeypatch.setattr(bilstm, "C_CELLS_BACKWARD", cells[1])
 
     rng = np.random.default_rng(0)
     Xs = [rng.normal(size=(n, 8)).astype("f") for n in (5, 8, 9, 2, 1, 0)]

@@ -42,6 +42,12 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.model import _lstm
 
 
+# On the CPU a step's gates run in ``_lstm``'s C loop up to this many cells (sequences x units) forward,
+# and backward, and above it as numpy's vectorised ufuncs (``step_forward``, ``step_backward``), which
+# cost more to call and less per cell: the crossovers measured on 1-128 sequences of 32-200 units, one
+# thread (docs/decisions.md, 2026-12-04). Parsing a batch of 1,000 Docs is mostly numpy's; training, C's.
+C_CELLS_FORWARD, C_CELLS_BACKWARD = 1024, 8192
+
 # the LSTMs' DropConnect rate, under a name of its own: spaCy's ``set_dropout_rate`` sets ``dropout_rate``
 DROP_CONNECT = "drop_connect"
 
@@ -136,7 +142,8 @@ def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List
     """The batch's words in packed order (``packed_order``: no padding),
     the input projection of every word in one matrix product, then a step
     per time step: U's product, then the gates (``_lstm``'s C loop on
-    NumpyOps, ``step_forward`` elsewhere). The backward pass steps back
+    NumpyOps for a step of at most ``C_CELLS_FORWARD`` cells, ``step_forward``
+    elsewhere). The backward pass steps back
     through the saved activations and cells; W's and U's gradients and the
     inputs' are one product each over the whole batch."""
     ops, xp = model.ops, model.ops.xp
@@ -149,8 +156,8 @@ def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List
     masks = [ops.get_dropout_mask(P.shape, rate) for P in (W, U)] if rate else None
     if masks is not None:
         W, U = W * masks[0], U * masks[1]
-    on_cpu = isinstance(ops, NumpyOps)
-    step_fwd, step_bwd = (_lstm.gates_forward, _lstm.gates_backward) if on_cpu else (step_forward, step_backward)
+    # the C loop's steps: those of few cells on the CPU (C_CELLS_FORWARD, C_CELLS_BACKWARD), none on a GPU
+    c_forward, c_backward = (C_CELLS_FORWARD // nO, C_CELLS_BACKWARD // nO) if isinstance(ops, NumpyOps) else (0, 0)
     sizes, order, previous = packed_order(xp, numpy.asarray(lengths), model.attrs.get("reverse", False))
     offsets = numpy.cumsum([0] + sizes).tolist()
     X = ops.flatten(Xs)[order]
@@ -163,7 +170,7 @@ def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List
     for t, n in enumerate(sizes):
         at, before = slice(offsets[t], offsets[t] + n), slice(offsets[t - 1], offsets[t - 1] + n) if t else None
         h_prev, c_prev = (H[before], C[before]) if t else (zeros[:n], zeros[:n])
-        step_fwd(G[at], h_prev @ U_T, c_prev, C[at], H[at])
+        (_lstm.gates_forward if n <= c_forward else step_forward)(G[at], h_prev @ U_T, c_prev, C[at], H[at])
 
     def backprop(dYs: List[Floats2d]) -> List[Floats2d]:
         dY = ops.flatten(dYs)[order]
@@ -174,7 +181,8 @@ def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List
             n = sizes[t]
             at = slice(offsets[t], offsets[t] + n)
             c_prev = C[offsets[t - 1]:offsets[t - 1] + n] if t else zeros[:n]
-            step_bwd(G[at], c_prev, C[at], dY[at], dH[:n], dC[:n], dG[at])
+            (_lstm.gates_backward if n <= c_backward else step_backward)(G[at], c_prev, C[at], dY[at], dH[:n],
+                                                                         dC[:n], dG[at])
             dH[:n] = dG[at] @ U
         dW = dG.T @ X
         dU = dG[sizes[0]:].T @ H[previous]

@@ -21,7 +21,7 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, Ops, chain, concatenate, expand_window, reduce_max, with_array
 from thinc.types import Floats2d, Ragged
 
-from spacy_planar.model.per_word import Inputs, cached_rows, doc_arrays, per_word_layer, ragged_keys
+from spacy_planar.model.per_word import Inputs, by_form, cached_rows, doc_arrays, per_word_layer, ragged_keys
 from spacy_planar.model.static_vectors import build_static_vectors
 from spacy_planar.model.treebanks import build_treebank_embed
 
@@ -60,7 +60,7 @@ def build_char_embed(embed: Model[List[Doc], List[Floats2d]], width: int, char_w
         inputs.append(build_static_vectors(width, str(static_vectors)))
     if treebank_width:
         inputs.append(build_treebank_embed(treebank_width))
-    return chain(concatenate(*inputs), mix)
+    return by_form(chain(concatenate(*inputs), mix))
 
 
 # the share of words dropped while training, under a name of its own (as the LSTMs' DropConnect,

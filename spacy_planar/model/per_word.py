@@ -4,16 +4,22 @@ UPOS, XPOS and FEATS pairs): the keys of a word form built once and cached
 (``cached_rows``), and a layer over the batch's words at once whose output
 is split back per Doc (``per_word_layer``). The caches live in the layer's
 closure, not in its attrs: they are derived from the vocab, and a saved
-model does not carry them.
+model does not carry them. And what a word's vector depends on: where only
+its form does, ``by_form`` computes it once per form of a batch when
+parsing.
 """
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Tuple
 
 import numpy
+from spacy.attrs import IDS, NORM, ORTH, intify_attr
 from spacy.tokens import Doc
 from thinc.api import Model, Ops
+from thinc.layers.chain import forward as chain_forward
 from thinc.types import Floats2d, Ragged
+
+from spacy_planar.io.conllu.docs import TREEBANK_KEY
 
 # (Docs, is_train, ops) -> a Ragged of the batch's words' keys, a length per word
 Inputs = Callable[[List[Doc], bool, Ops], Ragged]
@@ -79,3 +85,75 @@ def doc_arrays(docs: List[Doc], attrs: List[str], dtype=numpy.uint64) -> numpy.n
     """The batch's words' ``attrs`` (``Doc.to_array``), one row per word."""
     return numpy.concatenate([numpy.zeros((0, len(attrs)), dtype=dtype)]
                              + [doc.to_array(attrs).astype(dtype).reshape((-1, len(attrs))) for doc in docs])
+
+
+# the attributes a word's form fixes (its lexeme's, which every token of the form shares), and NORM, which
+# a token may override (``by_form`` keys on it)
+LEXICAL = {IDS[name] for name in (
+    "ORTH", "LOWER", "NORM", "SHAPE", "PREFIX", "SUFFIX", "LENGTH", "LANG", "ID", "IS_ALPHA", "IS_ASCII",
+    "IS_DIGIT", "IS_LOWER", "IS_PUNCT", "IS_SPACE", "IS_TITLE", "IS_UPPER", "LIKE_URL", "LIKE_NUM", "LIKE_EMAIL",
+    "IS_STOP", "IS_BRACKET", "IS_QUOTE", "IS_LEFT_PUNCT", "IS_RIGHT_PUNCT", "IS_CURRENCY")}
+
+
+def reads_forms_only(layer: Model) -> bool:
+    """Whether the spaCy attributes ``layer``'s feature extractors read
+    (spaCy's ``FeatureExtractor``, in ``MultiHashEmbed``) are all lexical
+    or NORM: then, with the character CNN, the static vectors and the
+    treebank embedding, a word's vector is a function of its form, its
+    NORM and its Doc's treebank."""
+    columns = [column for node in layer.walk() if node.name == "extract_features"
+               for column in node.attrs.get("columns", ())]
+    return all(intify_attr(column) in LEXICAL for column in columns)
+
+
+def by_form(layer: Model[List[Doc], List[Floats2d]]) -> Model[List[Doc], List[Floats2d]]:
+    """``layer`` (a ``chain`` of word embeddings, Docs -> per Doc [words,
+    width]) in its own place: the same node, so pipelines saved before load
+    (Thinc's nodes are matched by position). Training runs it as it is
+    (each word its own dropout). Parsing, where it reads only what a form
+    fixes (``reads_forms_only``), runs it over each distinct (ORTH, NORM,
+    treebank) of the batch once, as a Doc of those words per treebank, and
+    gives each word its form's row: the same vectors, for the 8-30 % of a
+    1,000-Doc batch's words that are distinct (la_llct test: 8 %, got_proiel
+    test: 29 %)."""
+    forms_only = reads_forms_only(layer)
+
+    def forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
+        if is_train or not forms_only or not all(isinstance(doc, Doc) for doc in docs) \
+                or not sum(len(doc) for doc in docs):
+            return chain_forward(model, docs, is_train)
+        ops = model.ops
+        treebanks: Dict = {}
+        keys = numpy.concatenate([
+            numpy.hstack([doc.to_array([ORTH, NORM]).reshape((-1, 2)).astype(numpy.uint64),
+                          numpy.full((len(doc), 1), treebanks.setdefault(doc.user_data.get(TREEBANK_KEY),
+                                                                         len(treebanks)), dtype=numpy.uint64)])
+            for doc in docs])
+        forms, inverse = numpy.unique(keys, axis=0, return_inverse=True)
+        order = numpy.argsort(forms[:, 2], kind="stable")  # the forms Doc by Doc (one per treebank)
+        position = numpy.empty(len(forms), dtype=numpy.int64)
+        position[order] = numpy.arange(len(forms))
+        strings = docs[0].vocab.strings
+        form_docs = []
+        for name, row in treebanks.items():
+            these = forms[order][forms[order][:, 2] == row]
+            if not len(these):
+                continue
+            doc = Doc(docs[0].vocab, words=[strings[int(orth)] for orth in these[:, 0]])
+            doc.from_array([NORM], these[:, 1:2])
+            if name is not None:
+                doc.user_data[TREEBANK_KEY] = name
+            form_docs.append(doc)
+        vectors, bp_forms = chain_forward(model, form_docs, is_train)
+        rows = ops.asarray1i(position[inverse.reshape(-1)])
+        flat = ops.flatten(vectors)
+
+        def backprop(d_out: List[Floats2d]) -> List:
+            d_forms = ops.alloc2f(*flat.shape)
+            ops.scatter_add(d_forms, rows, ops.flatten(d_out))
+            return bp_forms(ops.unflatten(d_forms, [len(doc) for doc in form_docs]))
+
+        return ops.unflatten(flat[rows], [len(doc) for doc in docs]), backprop
+
+    return Model(layer.name, forward, init=layer.init, layers=layer.layers, dims=dict(layer._dims),
+                 attrs=dict(layer.attrs), refs=dict(layer._refs))
