@@ -208,6 +208,31 @@ def test_the_lemmatizer_chooses_a_seen_forms_lemma_among_its_own():
     assert all(restored.cfg[table] == lemmatizer.cfg[table] for table in ("lexicon", "suffixes"))
 
 
+def test_a_form_with_neither_own_nor_ending_trees_takes_spacys_choice():
+    """A word whose form and endings the training data lacks (bab) takes
+    spaCy's choice: its best-scored tree where that applies to it (the
+    identity, im's), else none (-1, the backoff), in a batch with an empty
+    Doc and seen forms, which take their own trees."""
+    from spacy.pipeline.edit_tree_lemmatizer import EditTreeLemmatizer
+
+    nlp = spacy.blank("xx")
+    lemmatizer = nlp.add_pipe("lexicon_lemmatizer", config={"model": {"tok2vec": {
+        "@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 8, "depth": 1,
+        "embed_size": 100, "window_size": 1, "maxout_pieces": 2, "subword_features": False}}, "min_tree_freq": 1})
+    words, lemmas = ["qaþ", "im"], ["qiþan", "im"]
+    nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words, lemmas=lemmas))])
+    qaþ_tree, same = lemmatizer._pair2label("qaþ", "qiþan"), lemmatizer._pair2label("im", "im")
+    trees = lemmatizer.cfg["labels"]
+    doc, empty = Doc(nlp.vocab, words=["bab", "qaþ", "im", "bab"]), Doc(nlp.vocab, words=[])
+    scores = np.zeros((4, 2), dtype="f")
+    scores[0, same] = scores[1, same] = scores[2, qaþ_tree] = scores[3, qaþ_tree] = 1.0
+    guesses = lemmatizer._scores2guesses_top_k_equals_1([doc, empty], [scores, scores[:0]])
+    assert [len(g) for g in guesses] == [4, 0]
+    assert guesses[0].tolist() == [trees[same], trees[qaþ_tree], trees[same], -1]
+    assert guesses[0][[0, 3]].tolist() == EditTreeLemmatizer._scores2guesses_top_k_equals_1(
+        lemmatizer, [doc], [scores])[0][[0, 3]].tolist()
+
+
 def test_a_loaded_lemmatizer_learns_the_trees_it_learned_before(tmp_path):
     """A lemmatizer loaded from disk or bytes and trained further (``train``'s
     target stage sources it) takes each word's gold edit tree as its target,

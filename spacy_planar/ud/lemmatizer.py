@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy as np
+from spacy.attrs import ORTH
 from spacy.language import Language
 from spacy.pipeline.edit_tree_lemmatizer import DEFAULT_EDIT_TREE_LEMMATIZER_MODEL, EditTreeLemmatizer
 from spacy.pipeline.lemmatizer import lemmatizer_score
@@ -92,15 +93,31 @@ class LexiconLemmatizer(EditTreeLemmatizer):
         """Per word, the tree id: the best-scored of the trees its form has
         in the lexicon, or else of those of its longest ending that apply to
         it, or else spaCy's choice (the best tree, if it applies; -1: the
-        backoff)."""
-        guesses = super()._scores2guesses_top_k_equals_1(docs, scores)
+        backoff). A form's candidates are found once a batch; each Doc's
+        choice among them is one gather and one argmax."""
         lexicon, suffixes, labels = self.cfg.get("lexicon", {}), self.cfg.get("suffixes", {}), self.cfg["labels"]
-        for doc, doc_scores, doc_guesses in zip(docs, scores, guesses):
+        lengths = [len(doc) for doc in docs]
+        orths = np.concatenate([np.zeros(0, dtype=np.uint64)] + [doc.to_array(ORTH).astype(np.uint64) for doc in docs])
+        forms, inverse = np.unique(orths, return_inverse=True)
+        strings = docs[0].vocab.strings if docs else None
+        texts = [strings[int(orth)] for orth in forms]
+        found = [lexicon.get(text) or self._ending_candidates(text, suffixes, labels) for text in texts]
+        table = np.full((len(forms), max(map(len, found), default=0) or 1), -1, dtype=np.int64)  # candidates; -1 none
+        for row, candidates in enumerate(found):
+            table[row, :len(candidates)] = candidates
+        tree_ids = np.asarray(labels, dtype=np.int64)
+        guesses = []
+        for start, n, doc_scores in zip(np.cumsum([0] + lengths[:-1]).tolist(), lengths, scores):
             doc_scores = self.numpy_ops.asarray(doc_scores)
-            for i, token in enumerate(doc):
-                own = lexicon.get(token.text) or self._ending_candidates(token.text, suffixes, labels)
-                if own:
-                    doc_guesses[i] = labels[own[int(np.argmax(doc_scores[i, own]))]]
+            words = inverse.reshape(-1)[start:start + n]
+            own = table[words]
+            among = np.where(own >= 0, np.take_along_axis(doc_scores, np.maximum(own, 0), axis=1), -np.inf)
+            chosen = own[np.arange(n), among.argmax(axis=1)] if n else own[:, 0]
+            doc_guesses = np.where(chosen >= 0, tree_ids[np.maximum(chosen, 0)], -1)
+            for i in np.flatnonzero(chosen < 0).tolist():  # spaCy's choice: the best tree, if it applies
+                tree = labels[int(doc_scores[i].argmax())]
+                doc_guesses[i] = tree if self.trees.apply(tree, texts[words[i]]) is not None else -1
+            guesses.append(doc_guesses)
         return guesses
 
     def _ending_candidates(self, form: str, suffixes: Dict[str, List[int]], labels: List) -> List[int]:
