@@ -5,7 +5,8 @@ in one C loop (``bilstm.lstm_forward``; the array twin that CupyOps runs is
 holds the two equal). A step's matrix products stay in numpy's BLAS; what
 this fuses is the dozen elementwise passes around them, each of which
 allocated a temporary array per step. It is what runs for a step of few
-cells (``bilstm.C_CELLS``); numpy's vectorised exp and tanh win on more.
+cells (``bilstm.C_CELLS_FORWARD``, ``C_CELLS_BACKWARD``); numpy's vectorised
+exp and tanh win on more.
 
 Both read each row through a pointer and take tanh as ``1 - 2 / (1 +
 exp(2x))``: glibc's ``tanhf`` cost 20 ns a call here, ``expf`` 4, and the
@@ -74,7 +75,8 @@ def gates_backward(const float[:, ::1] acts, const float[:, ::1] c_prev, const f
         return
     with nogil:
         for s in range(n):
-            a, cps, cs, dys, dhs, dcs, dgs = &acts[s, 0], &c_prev[s, 0], &c[s, 0], &dy[s, 0], &dh[s, 0], &dc[s, 0], &dg[s, 0]
+            a, cps, cs, dys, dhs = &acts[s, 0], &c_prev[s, 0], &c[s, 0], &dy[s, 0], &dh[s, 0]
+            dcs, dgs = &dc[s, 0], &dg[s, 0]
             for k in range(nO):
                 i = a[k]
                 f = a[nO + k]

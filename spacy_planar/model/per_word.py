@@ -155,5 +155,6 @@ def by_form(layer: Model[List[Doc], List[Floats2d]]) -> Model[List[Doc], List[Fl
 
         return ops.unflatten(flat[rows], [len(doc) for doc in docs]), backprop
 
-    return Model(layer.name, forward, init=layer.init, layers=layer.layers, dims=dict(layer._dims),
-                 attrs=dict(layer.attrs), refs=dict(layer._refs))
+    return Model(layer.name, forward, init=layer.init, layers=layer.layers, attrs=dict(layer.attrs),
+                 dims={name: layer.maybe_get_dim(name) for name in layer.dim_names},
+                 refs={name: layer.get_ref(name) for name in layer.ref_names})
