@@ -30,11 +30,8 @@ def gates_forward(float[:, ::1] g, const float[:, ::1] r, const float[:, ::1] c_
     ``c = f c' + i z`` and outputs ``h = o tanh(c)`` are written."""
     cdef Py_ssize_t n = g.shape[0], nO = c.shape[1], s, k
     cdef float i, f, o, z, cell
-    cdef float* gs
-    cdef const float* rs
-    cdef const float* cps
-    cdef float* cs
-    cdef float* hs
+    cdef float *gs, *cs, *hs
+    cdef const float *rs, *cps
     if n == 0:
         return
     with nogil:
@@ -64,13 +61,8 @@ def gates_backward(const float[:, ::1] acts, const float[:, ::1] c_prev, const f
     of the gates' pre-activations."""
     cdef Py_ssize_t n = acts.shape[0], nO = c.shape[1], s, k
     cdef float i, f, o, z, tc, dhv, dcv
-    cdef const float* a
-    cdef const float* cps
-    cdef const float* cs
-    cdef const float* dys
-    cdef const float* dhs
-    cdef float* dcs
-    cdef float* dgs
+    cdef const float *a, *cps, *cs, *dys, *dhs
+    cdef float *dcs, *dgs
     if n == 0:
         return
     with nogil:
