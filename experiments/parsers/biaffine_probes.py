@@ -30,6 +30,8 @@ PROBES = {
     # --training.batcher.size.compound 1.002 --training.max_steps 500 --training.eval_frequency 50
     "p1_batches": {**TWO, (*PARSER, "model", "positional_width"): 0, ("training", "optimizer", "learn_rate"): 0.002,
                    ("training", "optimizer", "beta2"): 0.9},
+    # and on the shipped biaffine (2026-12-04), with the same train.sh overrides
+    "p1_batches_shipped": {("training", "optimizer", "learn_rate"): 0.002, ("training", "optimizer", "beta2"): 0.9},
     # 2. Stanza's linearization and distance scorers (the factory's since 2026-12-03)
     "p2_positional": TWO,
     # 3. a BiLSTM of the parser's own above the shared encoder (run 2026-12-03 without the positional
