@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Tuple
 
 import numpy
-from spacy.attrs import IDS, NORM, ORTH, intify_attr
+from spacy.attrs import IDS, NORM, intify_attr
 from spacy.tokens import Doc
 from thinc.api import Model, Ops
 from thinc.layers.chain import forward as chain_forward
@@ -124,20 +124,19 @@ def by_form(layer: Model[List[Doc], List[Floats2d]]) -> Model[List[Doc], List[Fl
             return chain_forward(model, docs, is_train)
         ops = model.ops
         treebanks: Dict = {}
-        keys = numpy.concatenate([
-            numpy.hstack([doc.to_array([ORTH, NORM]).reshape((-1, 2)).astype(numpy.uint64),
-                          numpy.full((len(doc), 1), treebanks.setdefault(doc.user_data.get(TREEBANK_KEY),
-                                                                         len(treebanks)), dtype=numpy.uint64)])
-            for doc in docs])
+        rows_of_docs = [treebanks.setdefault(doc.user_data.get(TREEBANK_KEY), len(treebanks)) for doc in docs]
+        keys = numpy.hstack([doc_arrays(docs, ["ORTH", "NORM"]),
+                             numpy.repeat(rows_of_docs, [len(doc) for doc in docs]).astype(numpy.uint64)[:, None]])
         forms, inverse = numpy.unique(keys, axis=0, return_inverse=True)
         order = numpy.argsort(forms[:, 2], kind="stable")  # the forms Doc by Doc (one per treebank)
         position = numpy.empty(len(forms), dtype=numpy.int64)
         position[order] = numpy.arange(len(forms))
+        forms = forms[order]
         strings = docs[0].vocab.strings
         form_docs = []
         for name, row in treebanks.items():
-            these = forms[order][forms[order][:, 2] == row]
-            if not len(these):
+            these = forms[forms[:, 2] == row]
+            if not len(these):  # a treebank of empty Docs only
                 continue
             doc = Doc(docs[0].vocab, words=[strings[int(orth)] for orth in these[:, 0]])
             doc.from_array([NORM], these[:, 1:2])
@@ -151,7 +150,7 @@ def by_form(layer: Model[List[Doc], List[Floats2d]]) -> Model[List[Doc], List[Fl
         def backprop(d_out: List[Floats2d]) -> List:
             d_forms = ops.alloc2f(*flat.shape)
             ops.scatter_add(d_forms, rows, ops.flatten(d_out))
-            return bp_forms(ops.unflatten(d_forms, [len(doc) for doc in form_docs]))
+            return bp_forms(ops.unflatten(d_forms, [len(vectors_of_doc) for vectors_of_doc in vectors]))
 
         return ops.unflatten(flat[rows], [len(doc) for doc in docs]), backprop
 

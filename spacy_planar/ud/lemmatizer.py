@@ -22,12 +22,13 @@ from __future__ import annotations
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy as np
-from spacy.attrs import ORTH
 from spacy.language import Language
 from spacy.pipeline.edit_tree_lemmatizer import DEFAULT_EDIT_TREE_LEMMATIZER_MODEL, EditTreeLemmatizer
 from spacy.pipeline.lemmatizer import lemmatizer_score
 from spacy.training import Example
 from thinc.api import Model
+
+from spacy_planar.model.per_word import doc_arrays
 
 
 @Language.factory(
@@ -97,8 +98,7 @@ class LexiconLemmatizer(EditTreeLemmatizer):
         choice among them is one gather and one argmax."""
         lexicon, suffixes, labels = self.cfg.get("lexicon", {}), self.cfg.get("suffixes", {}), self.cfg["labels"]
         lengths = [len(doc) for doc in docs]
-        orths = np.concatenate([np.zeros(0, dtype=np.uint64)] + [doc.to_array(ORTH).astype(np.uint64) for doc in docs])
-        forms, inverse = np.unique(orths, return_inverse=True)
+        forms, inverse = np.unique(doc_arrays(docs, ["ORTH"])[:, 0], return_inverse=True)
         strings = docs[0].vocab.strings if docs else None
         texts = [strings[int(orth)] for orth in forms]
         found = [lexicon.get(text) or self._ending_candidates(text, suffixes, labels) for text in texts]
