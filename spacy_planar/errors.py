@@ -118,7 +118,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E102 = "the output folder {out_dir} is inside the input folder {in_dir}: a second run would read its outputs"
     E103 = "--n-process, --local-workers and --scheduler choose one way to run: give one of them"
     E104 = "{option} must be at least 1, got {value}"
-    E105 = "{in_dir}: no .txt or .conllu file in it or below it"
+    E105 = "{in_dir}: no .txt or .conllu file (compressed or not) in it or below it"
     E106 = "dask.distributed is not installed: pip install 'spacy-planar[cluster]' (or pip install distributed)"
     E107 = "{path}: not a trained pipeline's folder (no meta.json and config.cfg)"
     E108 = ("spacy-planar was installed from a wheel, not a clone: give that wheel with --planar-wheel to put "
@@ -195,6 +195,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E160 = "spacy-planar.batch_by_words.v1: share must be 0 or more, not {share}"
     E161 = ("spacy-planar lab: the laboratory is not installed (a package of its own): from a clone of "
             "spacy-planar, pip install -c constraints.txt -e ./lab")
+    E162 = ("{location}: cannot be reached ({reason}). Nothing has been released there so far (as of spacy-planar "
+            "{version}); where the network is there, a clone builds the ready-made pipelines with `spacy project run "
+            "zoo .` (Latin alone: `spacy project run zoo-la .`), then download NAME --index packages/dist/index.json")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

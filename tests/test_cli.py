@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import fixture_path
 from typer.testing import CliRunner
 
 from spacy_planar.__main__ import app
@@ -214,6 +215,45 @@ def test_train_refuses_a_file_that_is_no_config_and_a_missing_corpus_in_one_line
         r = CliRunner().invoke(app, ["train", *args, "--output", str(out)])
         assert r.exit_code == 1 and said in r.output and len(r.output.strip().splitlines()) == 1, r.output
         assert not out.exists()
+
+
+def test_train_names_where_a_misspelled_key_came_from(tmp_path):
+    """A key nothing reads is named with where it was given: on the command line
+    (``--training.max_epoch 1``), not as a fault of the config file; in the file, the file."""
+    from pathlib import Path
+
+    ud = Path(__file__).parent.parent / "configs" / "ud.cfg"
+    corpus = ["--paths.train", str(fixture_path()), "--paths.dev", str(fixture_path("dev"))]
+    r = CliRunner().invoke(app, ["train", str(ud), "--output", str(tmp_path / "out"), *corpus,
+                                 "--training.max_epoch", "1"])
+    assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "--training.max_epoch (on the command line): [training] has no setting 'max_epoch'" in r.output
+    assert "max_epochs" in r.output and str(ud) not in r.output
+    typo = tmp_path / "typo.cfg"
+    typo.write_text(ud.read_text(encoding="utf-8").replace("max_epochs = 0", "max_epoch = 0"), encoding="utf-8")
+    r = CliRunner().invoke(app, ["train", str(typo), "--output", str(tmp_path / "out"), *corpus])
+    assert r.exit_code == 1 and f"{typo}: [training] has no setting 'max_epoch'" in r.output, r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_train_checks_its_data_before_it_says_anything(tmp_path):
+    """A training or dev file that its reader refuses (a CoNLL-U sentence, a DocBin's bytes) is one
+    line, exit 1, before the output folder is made or the training announced."""
+    from pathlib import Path
+
+    ud = Path(__file__).parent.parent / "configs" / "ud.cfg"
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(fixture_path("dev").read_text(encoding="utf-8").replace("\t0\troot\t", "\t0\troot\textra\t", 1),
+                   encoding="utf-8")
+    not_docbin = tmp_path / "dev.spacy"
+    not_docbin.write_bytes(b"\x78 not a DocBin")
+    for train, dev, said in ((bad, fixture_path("dev"), "[E002] expected 10 tab-separated columns, found 11"),
+                             (fixture_path(), not_docbin, "[E151]")):
+        out = tmp_path / "out"
+        r = CliRunner().invoke(app, ["train", str(ud), "--output", str(out), "--paths.train", str(train),
+                                     "--paths.dev", str(dev)])
+        assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1 and said in r.output, r.output
+        assert "Created output directory" not in r.output and not out.exists()
 
 
 def test_twelve_commands_and_the_lab_and_every_help_fits_80_columns():

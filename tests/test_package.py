@@ -182,6 +182,29 @@ def test_download_where_nothing_is_released_says_so_and_names_the_build(tmp_path
             assert "spacy project run zoo ." in r.output and "spacy project run zoo-la ." in r.output
 
 
+def test_download_offline_says_nothing_is_released_yet_and_how_to_build(monkeypatch):
+    """Offline, the default index (the project's release page) cannot be reached: one line that
+    says so, that nothing has been released there as of this version, and the build command."""
+    import urllib.error
+
+    from spacy_planar import __version__
+    from spacy_planar.io import zoo
+
+    def offline(url, timeout=None):
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(zoo.urllib.request, "urlopen", offline)
+    for args in (["--list"], ["la_udante_planar"]):
+        r = CliRunner().invoke(app, ["download", *args])
+        assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
+        said = " ".join(r.output.split())
+        assert "E162" in said and "cannot be reached" in said and "name resolution" in said
+        assert f"Nothing has been released there so far (as of spacy-planar {__version__})" in said
+        assert "spacy project run zoo ." in said
+    r = CliRunner().invoke(app, ["download", "--list", "--index", "http://127.0.0.1:9/index.json"])
+    assert "E148" in r.output and "released" not in r.output  # another index: nothing known of its releases
+
+
 def test_a_model_that_is_not_a_pipeline_is_one_line(tmp_path):
     r = CliRunner().invoke(app, ["package", str(tmp_path), str(tmp_path / "packages"), "--name", "x"])
     assert r.exit_code == 1 and "E107" in r.output and not (tmp_path / "packages").exists()

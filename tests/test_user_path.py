@@ -458,3 +458,117 @@ def test_a_treebanks_text_as_paragraphs_parses_and_scores_against_it(tmp_path):
     assert r.exit_code == 0, r.output
     official = json.loads(r.output)["official"]  # Tokens, Words, Sentences F1 shown where below 100
     assert official.get("Words", 100.0) > 95 and "LAS" in official  # the words aligned, the trees scored
+
+
+def test_parse_reads_a_pipe_and_a_process_substitution_once(tmp_path):
+    """A shell's process substitution (`parse MODEL <(echo ...) -`) and a pipe are streams: parse
+    reads each once (its kind and its words from the one copy), as it reads standard input."""
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    text = "Quem ad finem sese effrenata iactabit audacia?"
+    line = f'{shlex.quote(sys.executable)} -m spacy_planar parse {model} <(echo "{text}") -'
+    res = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert f"# text = {text}" in res.stdout and "Parsed 1 sentences" in res.stderr
+    gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 3)
+    python = shlex.quote(sys.executable)
+    line = f"cat {gold} | {python} -m spacy_planar parse {model} /dev/stdin {tmp_path / 'g.conllu'}"
+    res = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert [s.forms for s in read_conllu(tmp_path / "g.conllu")] == [s.forms for s in read_conllu(gold)]
+
+
+def _head_out_of_range(tmp_path) -> tuple:
+    """A 3-sentence sample whose second sentence's third word has HEAD 99: (path, its line)."""
+    path = sample(fixture_path("dev"), tmp_path / "bad.conllu", 3)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    blanks = [i for i, line in enumerate(lines) if not line.strip()]
+    words = [i for i in range(blanks[0] + 1, blanks[1]) if lines[i].split("\t")[0] == "3"]
+    cols = lines[words[0]].split("\t")
+    cols[6] = "99"
+    lines[words[0]] = "\t".join(cols)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path, words[0] + 1
+
+
+def test_parse_refuses_a_head_outside_the_sentence_as_every_command_does(tmp_path):
+    """HEAD 99 in a sentence of fewer words: `parse` refuses the file as `convert`, `evaluate` and
+    `train` do, in the same one line (file, line, E006), exit 1, nothing written; `parse-corpus`
+    too, naming the file."""
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    bad, line = _head_out_of_range(tmp_path)
+    said = f"{bad}:{line}: [E006] HEAD 99 of word 3"
+    for args in (["parse", str(model), str(bad), str(tmp_path / "out.conllu")],
+                 ["convert", str(bad), str(tmp_path / "out.spacy")], ["evaluate", str(bad), str(bad)],
+                 ["train", str(ROOT / "configs" / "arc_eager.cfg"), "--output", str(tmp_path / "trained"),
+                  "--paths.train", str(bad), "--paths.dev", str(bad)]):
+        r = CliRunner().invoke(app, args)
+        lines = r.output.strip().splitlines()
+        assert r.exit_code == 1 and len(lines) == 1 and lines[0].startswith(f"\u2718 {said} is outside 0.."), \
+            (args, r.output)
+    assert not any((tmp_path / name).exists() for name in ("out.conllu", "out.spacy", "trained"))
+    (tmp_path / "corpus").mkdir()
+    bad.rename(tmp_path / "corpus" / "bad.conllu")
+    r = CliRunner().invoke(app, ["parse-corpus", str(model), str(tmp_path / "corpus"), str(tmp_path / "parsed")])
+    assert r.exit_code == 1 and f"{tmp_path / 'corpus' / 'bad.conllu'}:{line}: [E006]" in r.output, r.output
+    assert not list(tmp_path.glob("parsed/*.conllu"))
+
+
+COMPRESSORS = {".gz": "gzip", ".xz": "lzma", ".bz2": "bz2"}
+
+
+def _compressed(path: Path, suffix: str, name: str = "") -> Path:
+    import importlib
+
+    module = importlib.import_module(COMPRESSORS[suffix])
+    out = path.with_name((name or path.name) + suffix)
+    out.write_bytes(module.compress(path.read_bytes()))
+    return out
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_compressed_inputs_are_read_as_their_plain_files(tmp_path, suffix):
+    """A .gz, .xz or .bz2 CoNLL-U or text file: `parse`, `convert`, `evaluate` and `parse-corpus`
+    read it as its plain file (the same output); its content decides, so a compressed file
+    without the suffix is read too; one that is not what its name says is one line (E113)."""
+    model = small_parser(tmp_path / "model", 10, epochs=1)
+    gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 4)
+    text = tmp_path / "text.txt"
+    text.write_text("Marcus heri venit .\nNec opis est nostra .\n", encoding="utf-8")
+    runner = CliRunner()
+    for plain in (gold, text):
+        packed = _compressed(plain, suffix)
+        unnamed = tmp_path / f"no_suffix_{plain.stem}"
+        unnamed.write_bytes(packed.read_bytes())
+        outputs = []
+        for given in (plain, packed, unnamed):
+            out = tmp_path / f"{given.name}.parsed.conllu"
+            r = runner.invoke(app, ["parse", str(model), str(given), str(out)])
+            assert r.exit_code == 0, r.output
+            outputs.append(out.read_text(encoding="utf-8"))
+        assert outputs[0] == outputs[1] == outputs[2]
+    packed = _compressed(gold, suffix)
+    r = runner.invoke(app, ["convert", str(packed), str(tmp_path / "gold.spacy")])
+    assert r.exit_code == 0 and "4 docs" in r.output, r.output
+    plain_scores = runner.invoke(app, ["evaluate", str(gold), str(tmp_path / "gold.conllu.parsed.conllu"), "--json"])
+    packed_scores = runner.invoke(app, ["evaluate", str(packed), str(tmp_path / "gold.conllu.parsed.conllu"), "--json"])
+    assert packed_scores.exit_code == 0 and packed_scores.output == plain_scores.output
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    packed.rename(corpus / packed.name)
+    _compressed(text, suffix).rename(corpus / "sub" / f"text.txt{suffix}")
+    r = runner.invoke(app, ["parse-corpus", str(model), str(corpus), str(tmp_path / "parsed")])
+    assert r.exit_code == 0 and "Parsed 2 files" in r.output, r.output
+    assert (tmp_path / "parsed" / "gold.conllu").read_text(encoding="utf-8") == outputs_of(tmp_path, "gold.conllu")
+    assert (tmp_path / "parsed" / "sub" / "text.conllu").read_text(encoding="utf-8") == outputs_of(tmp_path, "text.txt")
+    fake = tmp_path / f"fake.conllu{suffix}"
+    fake.write_bytes(gold.read_bytes())
+    for args in (["parse", str(model), str(fake), str(tmp_path / "x.conllu")], ["convert", str(fake),
+                                                                                str(tmp_path / "x.spacy")]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
+        assert f"{fake}:1: [E113]" in r.output and not (tmp_path / "x.conllu").exists()
+
+
+def outputs_of(folder: Path, name: str) -> str:
+    """What `parse` wrote for the plain ``name`` in the test above (its first header line is the same)."""
+    return (folder / f"{name}.parsed.conllu").read_text(encoding="utf-8")

@@ -8,7 +8,8 @@ import typer
 from spacy_planar.defaults import LANG
 from spacy_planar.cli._app import app, fail, flag, msg
 from spacy_planar.errors import Errors
-from spacy_planar.io.conllu import SkipReport, conllu_to_docbin, conllu_to_paragraphs, docbin_to_conllu
+from spacy_planar.io.conllu import SkipReport, conllu_to_docbin, conllu_to_paragraphs, docbin_to_conllu, treebank_name
+from spacy_planar.io.inputs import plain_name, readable
 
 
 @app.command()
@@ -30,21 +31,23 @@ def convert(
     CoNLL-U to .txt writes its text as parse reads raw text: a paragraph a
     line (# newpar), a blank line between documents (# newdoc), so that the
     parse of that text can be scored against the treebank."""
-    if output_path.suffix == ".txt" and input_path.suffix != ".spacy":
-        n = conllu_to_paragraphs(input_path, output_path, per_line)
-        msg.good(f"Wrote {output_path}: the text of {n} sentences, a paragraph a line")
-        return
-    to_docbin = output_path.suffix == ".spacy"
-    if to_docbin == (input_path.suffix == ".spacy"):
-        fail(Errors.E030.format(input=input_path, output=output_path))
-    if to_docbin:
-        report = SkipReport()
-        docs, words = conllu_to_docbin(input_path, output_path, lang, n_sents, skip_invalid, report,
-                                       treebank or None)
-        if report.skipped:
-            msg.warn(f"Skipped {len(report)} invalid sentence(s) of {input_path}:")
-            for line, reason in report.skipped:
-                print(f"  {input_path}:{line}: {reason}")
-    else:
-        docs, words = docbin_to_conllu(input_path, output_path, lang)
+    kind = plain_name(input_path).suffix  # a compressed input (.conllu.gz) is read decompressed
+    with readable(input_path) as given:
+        if output_path.suffix == ".txt" and kind != ".spacy":
+            n = conllu_to_paragraphs(given, output_path, per_line)
+            msg.good(f"Wrote {output_path}: the text of {n} sentences, a paragraph a line")
+            return
+        to_docbin = output_path.suffix == ".spacy"
+        if to_docbin == (kind == ".spacy"):
+            fail(Errors.E030.format(input=input_path, output=output_path))
+        if to_docbin:
+            report = SkipReport()
+            docs, words = conllu_to_docbin(given, output_path, lang, n_sents, skip_invalid, report,
+                                           treebank or treebank_name(plain_name(input_path)))
+            if report.skipped:
+                msg.warn(f"Skipped {len(report)} invalid sentence(s) of {input_path}:")
+                for line, reason in report.skipped:
+                    print(f"  {input_path}:{line}: {reason}")
+        else:
+            docs, words = docbin_to_conllu(given, output_path, lang)
     msg.good(f"Wrote {output_path}: {docs} docs, {words} words")

@@ -16,6 +16,7 @@ from spacy_planar.eval.metrics import LENGTH_BINS, Scores, shown
 from spacy_planar.eval.official import conll18_scores, scored_metrics, system_columns
 from spacy_planar.eval.official import validate as official_validate
 from spacy_planar.io.conllu import check_input, head_prob, read_conllu, read_utf8
+from spacy_planar.io.inputs import readable
 
 
 def paired_trees(gold: Path, system: Path) -> Iterator[Tuple[Tuple, Tuple]]:
@@ -196,12 +197,11 @@ def evaluate(
     aligns the words; ours need the same ones."""
     if diagram is not None and diagram.suffix != ".svg":
         fail(Errors.E121.format(path=diagram))
-    with tempfile.TemporaryDirectory() as tmp:
-        check_input(system)
-        best, alternatives = split_kbest(system, Path(tmp))
-        scores, extra, words_differ = our_scores(gold, best, alternatives, Path(tmp), diagram)
-        columns = system_columns(gold, best)
-        official, several_roots = official_scores(gold, best, system, words_differ, as_json)
+    with tempfile.TemporaryDirectory() as tmp, readable(gold) as gold_file, readable(system) as system_file:
+        best, alternatives = split_kbest(system_file, Path(tmp))
+        scores, extra, words_differ = our_scores(gold_file, best, alternatives, Path(tmp), diagram)
+        columns = system_columns(gold_file, best)
+        official, several_roots = official_scores(gold_file, best, system, words_differ, as_json)
     if words_differ is not None and not as_json:
         msg.warn(f"{words_differ}: the words differ, so the CoNLL 2018 scorer's figures alone (it aligns them)")
     if official is not None:

@@ -58,14 +58,9 @@ def parse(
     tokenised by the pipeline and written with ``# text`` and
     ``SpaceAfter=No``."""
 
-    if str(input_path) == "-" or str(output_path) == "-":  # standard input or output, as UDPipe's users pipe text
-        with piped(input_path, output_path) as (given, written):
-            run_parse(model, given, written, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
-                      treebank, keep_input_columns, shown=str(output_path) if str(output_path) != "-"
-                      else "standard output")
-        return
-    run_parse(model, input_path, output_path, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
-              treebank, keep_input_columns)
+    with piped(output_path) as written:  # '-': standard input or output, as UDPipe's users pipe text
+        run_parse(model, input_path, written, sentencizer, batch_size, validate, kbest, confidence, beam, ensemble,
+                  treebank, keep_input_columns, shown="standard output" if str(output_path) == "-" else None)
 
 
 def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool, batch_size: Optional[int],
@@ -101,31 +96,25 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
 
 
 @contextmanager
-def piped(input_path: Path, output_path: Path):
-    """``-`` as the input: standard input, kept in a temporary file (its
-    content says what it is, as a file's does); ``-`` as the output: the
-    CoNLL-U written to standard output once whole, and what parse says
-    (size, speed, repairs) to standard error."""
+def piped(output_path: Path):
+    """The path to write: ``-`` (standard output) a temporary file, copied to standard output once
+    whole, while what parse says (size, speed, repairs) goes to standard error. (``-`` as the
+    input, standard input, is read once by ``parse_file``, as any stream: ``io.inputs.readable``.)"""
     import contextlib
     import shutil
     import sys
     import tempfile
 
+    if str(output_path) != "-":
+        yield output_path
+        return
     with tempfile.TemporaryDirectory(prefix="spacy-planar-") as tmp:
-        given, written = input_path, output_path
-        if str(input_path) == "-":
-            given = Path(tmp) / "stdin.txt"
-            with given.open("wb") as f:
-                shutil.copyfileobj(sys.stdin.buffer, f)
-        if str(output_path) == "-":
-            written = Path(tmp) / "stdout.conllu"
-            with contextlib.redirect_stdout(sys.stderr):
-                yield given, written
-            with written.open("rb") as f:
-                shutil.copyfileobj(f, sys.stdout.buffer)
-            sys.stdout.flush()
-        else:
-            yield given, written
+        written = Path(tmp) / "stdout.conllu"
+        with contextlib.redirect_stdout(sys.stderr):
+            yield written
+        with written.open("rb") as f:
+            shutil.copyfileobj(f, sys.stdout.buffer)
+        sys.stdout.flush()
 
 
 def beam_settings(beam: Optional[int], kbest: int, confidence: bool) -> Optional[dict]:

@@ -56,8 +56,12 @@ def train(
     created = not Path(output_path).exists()
     vectors = setting(config, overrides, "paths", "vectors")
     check_vectors(vectors)
-    overrides.update(language_of(config, overrides, vectors))
+    language = language_of(config, overrides, vectors)
     check_corpora(config, overrides)
+    if language:  # said once every check has passed
+        msg.info(f"nlp.lang = {language['nlp.lang']}: the language of the vectors at {vectors} (--nlp.lang sets "
+                 "another)")
+    overrides.update(language)
     if teachers:
         config_path = with_teachers(config, teachers, teacher_weight, output_path)
     setup_gpu(gpu_id)
@@ -91,7 +95,9 @@ def check_keys(config_path: Path, overrides: Dict) -> None:
     if found is not None:
         section, key, nearest = found
         hint = f" (did you mean '{nearest}'?)" if nearest else ""
-        raise UserError(Errors.E142.format(path=config_path, section=section, key=key, hint=hint))
+        given = f"{section}.{key}"
+        where = f"--{given} (on the command line)" if given in overrides else config_path
+        raise UserError(Errors.E142.format(path=where, section=section, key=key, hint=hint))
 
 
 def check_output(output_path: Path, overwrite: bool) -> None:
@@ -276,14 +282,16 @@ def setting(config: Config, overrides: Dict, section: str, name: str):
 def check_corpora(config: Config, overrides: Dict) -> None:
     """A one-line error for a training or dev corpus (``paths.train``,
     ``paths.dev``: a DocBin, a CoNLL-U file or a folder of them) that is not
-    there (E031) or not one (E154), before the output folder is made."""
-    from spacy_planar.io.readers import corpus_files
+    there (E031), not one (E154) or holds a file that its reader refuses (a
+    CoNLL-U line, a DocBin's bytes: ``readers.check_corpus_file``), before
+    anything is made or said of the training."""
+    from spacy_planar.io.readers import check_corpus_file, corpus_files
 
     for name in ("train", "dev", "treebanks"):
         paths = setting(config, overrides, "paths", name) or ""
         for path in paths.split(",") if name == "treebanks" and isinstance(paths, str) else [paths]:
-            if path:
-                corpus_files(path)
+            for file in corpus_files(path) if path else ():
+                check_corpus_file(file)
 
 
 def check_vectors(path: Optional[str]) -> None:
@@ -309,7 +317,7 @@ def language_of(config: Config, overrides: Dict, vectors: Optional[str]) -> Dict
     """The pipeline's language, set once: where the config leaves it
     multilingual ("xx", the shipped configs' default, not overridden) and
     the vectors are of a language, the pipeline takes theirs (an override
-    of ``nlp.lang``, said in one line); a pipeline and vectors of two
+    of ``nlp.lang``, which ``train`` says in one line); a pipeline and vectors of two
     languages are a one-line error (E131), not spaCy's E150 traceback."""
     import srsly
 
@@ -321,5 +329,4 @@ def language_of(config: Config, overrides: Dict, vectors: Optional[str]) -> Dict
         return {}
     if ours != LANG or "nlp.lang" in overrides:
         raise UserError(Errors.E131.format(path=vectors, vectors=theirs, pipeline=ours))
-    msg.info(f"nlp.lang = {theirs}: the language of the vectors at {vectors} (--nlp.lang sets another)")
     return {"nlp.lang": theirs}

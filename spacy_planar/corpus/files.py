@@ -28,6 +28,7 @@ from spacy_planar.io.conllu import (
     sentences_to_doc,
 )
 from spacy_planar.io.doc_trees import set_trees, ud_tree
+from spacy_planar.io.inputs import open_bytes, readable
 from spacy_planar.io.progress import progress_bar
 from spacy_planar.io.raw_text import nfc
 from spacy_planar.io.readers import WORDS_GIVEN
@@ -186,10 +187,22 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     where the pipeline's parser keeps them: ``n_best``); ``header``: the
     output's first comment lines (``pipelines.header_line``). Bad input raises a
     one-line ``UserError`` and leaves no output."""
-    input_path, output_path = Path(input_path), Path(output_path)
-    kind = file_kind(input_path)
     report = FileReport(str(input_path), 0, 0, False)
     repaired_before = repair_counts(nlp)
+    with readable(input_path) as given:  # a stream read once, a compressed file decompressed once
+        input_upos = _write_parsed(nlp, given, Path(output_path), report, sentencizer, batch_size, progress, kbest,
+                                   confidence, keep_input_columns, header)
+    report.has_upos = report.has_upos or (keep_input_columns and input_upos)
+    report.repairs = dict(repair_counts(nlp) - repaired_before)
+    return report
+
+
+def _write_parsed(nlp, input_path: Path, output_path: Path, report: FileReport, sentencizer: bool,
+                  batch_size: Optional[int], progress: bool, kbest: int, confidence: bool, keep_input_columns: bool,
+                  header: str) -> bool:
+    """``parse_file``'s work on a plain, regular input file: its parse written atomically, counted
+    in ``report``; returns whether the input (CoNLL-U) has UPOS of its own."""
+    kind = file_kind(input_path)
     input_upos = False
 
     def counted(docs: Iterable) -> Iterator:
@@ -205,7 +218,7 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                                                        enabled=progress, leave=False) as bar:
         f.write(header)
         if kind == "conllu":
-            for chunk in chunked(read_conllu(input_path, words_only=True), CHUNK):
+            for chunk in chunked(read_conllu(input_path), CHUNK):
                 input_upos = input_upos or any(u not in ("_", "") for s in chunk for u in s.upos)
                 parsed = counted(given_sentences(nlp, input_docs(nlp, chunk), batch_size))
                 for text in parsed_conllu(nlp, zip(chunk, parsed), kbest, confidence, keep_input_columns):
@@ -222,9 +235,7 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
                 parsed = marked(parsed, [marks for _, marks in paragraphs])
             for text in docs_to_conllu(counted(parsed), kbest, confidence):
                 f.write(text)
-    report.has_upos = report.has_upos or (keep_input_columns and input_upos)
-    report.repairs = dict(repair_counts(nlp) - repaired_before)
-    return report
+    return input_upos
 
 
 def marked(docs: Iterable, marks: List[List[str]]) -> Iterator:
@@ -262,10 +273,9 @@ def count_words(path: Path) -> int:
     """About the words of a file, for a progress bar: the word lines of
     CoNLL-U, the whitespace-separated tokens of anything else."""
     n = 0
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-        f.seek(0)
-        conllu = b"\t" in head
+    with open_bytes(path) as f:
+        conllu = b"\t" in f.read(1 << 16)
+    with open_bytes(path) as f:
         for line in f:
             if conllu:
                 n += line[:1].isdigit() and b"\t" in line and line.split(b"\t", 1)[0].isdigit()

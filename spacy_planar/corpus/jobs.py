@@ -25,8 +25,10 @@ from typing import Dict, Iterable, List
 from spacy_planar.corpus.files import count_words
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import check_input
+from spacy_planar.io.inputs import plain_name
 
-# the suffixes parse-corpus reads (the content decides how: a .txt holding CoNLL-U is read as CoNLL-U)
+# the suffixes parse-corpus reads, also compressed (.txt.gz, .conllu.xz, .txt.bz2); the content decides how
+# (a .txt holding CoNLL-U is read as CoNLL-U)
 CORPUS_SUFFIXES = (".txt", ".conllu")
 
 
@@ -40,9 +42,9 @@ class Job:
 
 
 def corpus_jobs(in_dir: Path, out_dir: Path) -> List[Job]:
-    """One job per ``.txt`` and ``.conllu`` file in ``in_dir`` and below it
-    (sorted by path), each written to the same relative path under
-    ``out_dir`` with the suffix ``.conllu``. One-line errors where
+    """One job per ``.txt`` and ``.conllu`` file in ``in_dir`` and below it, compressed
+    or not (sorted by path), each written to the same relative path under
+    ``out_dir`` with the suffix ``.conllu`` (``a.txt.gz`` -> ``a.conllu``). One-line errors where
     ``in_dir`` is no folder, holds no such file, two inputs would share an
     output, or ``out_dir`` is inside ``in_dir``."""
     in_dir, out_dir = Path(in_dir), Path(out_dir)
@@ -52,14 +54,14 @@ def corpus_jobs(in_dir: Path, out_dir: Path) -> List[Job]:
     inside = out_dir.resolve()
     if inside == in_dir.resolve() or in_dir.resolve() in inside.parents:
         raise UserError(Errors.E102.format(out_dir=out_dir, in_dir=in_dir))
-    inputs = sorted(p for p in in_dir.rglob("*") if p.suffix in CORPUS_SUFFIXES and p.is_file()
+    inputs = sorted(p for p in in_dir.rglob("*") if plain_name(p).suffix in CORPUS_SUFFIXES and p.is_file()
                     and not p.name.startswith("."))
     if not inputs:
         raise UserError(Errors.E105.format(in_dir=in_dir))
     jobs: List[Job] = []
     seen: Dict[Path, Path] = {}
     for path in inputs:
-        out = out_dir / path.relative_to(in_dir).with_suffix(".conllu")
+        out = out_dir / plain_name(path.relative_to(in_dir)).with_suffix(".conllu")
         if out in seen:
             raise UserError(Errors.E101.format(first=seen[out], second=path, output=out))
         seen[out] = path

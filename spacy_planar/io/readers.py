@@ -26,7 +26,8 @@ from spacy.training.corpus import walk_corpus
 from spacy.util import registry
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.conllu import TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, conllu_to_docs, treebank_name
+from spacy_planar.io.conllu import (TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, conllu_to_docs, read_conllu,
+                                    treebank_name)
 from spacy_planar.io.docbins import docbin_docs, load_docbin
 
 # Doc.user_data key of a Doc whose tokens are already the syntactic words (a treebank's, CoNLL-U input)
@@ -147,6 +148,16 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
     if not files:
         raise UserError(Errors.E154.format(path=path))
     return files
+
+
+def check_corpus_file(file: Path) -> None:
+    """Read a corpus file as training will, to refuse a bad one first: every sentence of a
+    CoNLL-U file checked (``read_conllu``: file, line, reason), a DocBin's bytes loaded (E151)."""
+    if file.suffix == ".conllu":
+        for _ in read_conllu(file):
+            pass
+    else:
+        load_docbin(file)
 
 
 def corpus_docs(file: Path, vocab) -> Iterator[Doc]:

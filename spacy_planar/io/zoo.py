@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from spacy_planar.defaults import PIPELINES_INDEX
 from spacy_planar.errors import Errors, UserError
 
 INDEX = "index.json"
@@ -63,6 +64,10 @@ def _open(location: str):
             raise UserError(Errors.E148.format(location=location, reason=f"{e.code} {e.reason}")) from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
+            if location == PIPELINES_INDEX:  # offline: what the default index holds is known
+                from spacy_planar import __version__
+
+                raise UserError(Errors.E162.format(location=location, reason=reason, version=__version__)) from None
             raise UserError(Errors.E148.format(location=location, reason=reason)) from None
     path = Path(location)
     if not path.is_file():

@@ -97,13 +97,11 @@ class _CheckedLines:
     that fails is an error, or with ``skip_invalid`` is left out and recorded
     in ``report``."""
 
-    def __init__(self, stream: IO[bytes], path: str, skip_invalid: bool, report: SkipReport,
-                 words_only: bool = False):
+    def __init__(self, stream: IO[bytes], path: str, skip_invalid: bool, report: SkipReport):
         self.stream = stream
         self.path = path
         self.skip_invalid = skip_invalid
         self.report = report
-        self.words_only = words_only  # HEAD and DEPREL neither checked nor read (``read_conllu``)
 
     def fail(self, block: _Block, line: int, reason: str) -> None:
         if not self.skip_invalid:
@@ -162,7 +160,7 @@ class _CheckedLines:
                 n_words += 1
                 if int(tid) != n_words:
                     return self.fail(block, lineno, Errors.E004.format(id=tid, expected=n_words))
-                head = "_" if self.words_only else cols[6]
+                head = cols[6]
                 if head != "_":
                     if not _HEAD.match(head):
                         return self.fail(block, lineno, Errors.E005.format(head=head))
@@ -198,13 +196,12 @@ class _CheckedLines:
 
 
 def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
-                report: Optional[SkipReport] = None, words_only: bool = False) -> Iterator[Sentence]:
+                report: Optional[SkipReport] = None) -> Iterator[Sentence]:
     """Stream the sentences of a CoNLL-U file.
 
-    Raises ``ConlluError`` (file, line, reason) on the first malformed sentence,
-    or with ``skip_invalid`` leaves it out and records it in ``report``.
-    ``words_only``: the sentences to parse, their HEAD and DEPREL neither
-    checked nor read (a file whose trees are wrong still has words).
+    Raises ``ConlluError`` (file, line, reason) on the first malformed sentence
+    (its trees too: every command that reads CoNLL-U, ``parse`` among them, refuses
+    the same files), or with ``skip_invalid`` leaves it out and records it in ``report``.
     """
     path = str(path)
     if report is None:
@@ -214,9 +211,9 @@ def read_conllu(path: Union[str, Path], skip_invalid: bool = False,
         raise ConlluError(path, 1, Errors.E017 if kind == "docbin" else Errors.E018)
     with open(path, "rb") as stream:
         found = False
-        for block in _CheckedLines(stream, path, skip_invalid, report, words_only):
+        for block in _CheckedLines(stream, path, skip_invalid, report):
             found = True
-            sent = _to_sentence(block, path, words_only)
+            sent = _to_sentence(block, path)
             fault = None if sent.heads is None else tree_error(sent.heads)
             if fault is not None:
                 word, reason = fault
@@ -299,9 +296,8 @@ def _space_after(misc: str) -> bool:
     return "SpaceAfter" not in misc or (parse_dict_value(misc) or {}).get("SpaceAfter") != "No"
 
 
-def _to_sentence(block: _Block, path: str, words_only: bool) -> Sentence:
-    """The Sentence of a checked block, from the columns its check split
-    (``words_only``: HEAD and DEPREL read as ``_``)."""
+def _to_sentence(block: _Block, path: str) -> Sentence:
+    """The Sentence of a checked block, from the columns its check split."""
     cols_of = {name: [] for name in ("forms", "lemmas", "upos", "xpos", "feats", "deprels", "deps", "misc")}
     forms, lemmas, upos, xpos, feats, deprels, deps, misc = cols_of.values()
     heads: List[Optional[int]] = []
@@ -320,9 +316,8 @@ def _to_sentence(block: _Block, path: str, words_only: bool) -> Sentence:
             continue
         forms.append(cols[1]), lemmas.append(cols[2]), upos.append(cols[3]), xpos.append(cols[4])
         feats.append(cols[5]), deps.append(cols[8]), misc.append(cols[9])
-        head = "_" if words_only else cols[6]
-        heads.append(None if head == "_" else int(head))
-        deprels.append("_" if words_only else cols[7])
+        heads.append(None if cols[6] == "_" else int(cols[6]))
+        deprels.append(cols[7])
         space_after.append(_space_after(cols[9]))
         word_lines.append(lineno)
     for _, last, rcols in ranges:
