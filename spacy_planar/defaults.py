@@ -25,5 +25,5 @@ COMPACT_BELOW = 0.5
 PARSER_OPTIONS = {
     "single_root": True, "root_label": None, "extra_root_label": EXTRA_ROOT_LABEL, "exploration": 0.9,
     "exploration_nonprojective": None, "exploration_keep_order": False, "beam_width": 1, "beam_density": 0.0,
-    "beam_merge": False, "beam_update": "local", "n_best": 1, "tree_transforms": [],
+    "beam_merge": False, "beam_update": "local", "n_best": 1, "head_probs": False, "tree_transforms": [],
 }

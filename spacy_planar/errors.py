@@ -189,8 +189,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E157 = ("{location}: nothing is released there yet ({reason}); build the ready-made pipelines from a clone with "
             "`spacy project run zoo .` (Latin alone: `spacy project run zoo-la .`), then download NAME --index "
             "packages/dist/index.json")
-    E158 = ("--kbest with an ensemble of different parsers: their trees are reparsed into one (no k-best list); "
-            "leave out --kbest, or ensemble seeds of one transition system")
+    E158 = ("--kbest with an ensemble of different parsers (or a pipeline whose biaffine_parser reparses with "
+            "another): their trees are reparsed into one (no k-best list); leave out --kbest, or ensemble seeds of "
+            "one transition system")
     E159 = "spacy-planar.Corpus.v1: sentences must be at least 1, not {sentences}"
     E160 = "spacy-planar.batch_by_words.v1: share must be 0 or more, not {share}"
     E161 = ("spacy-planar lab: the laboratory is not installed (a package of its own): from a clone of "
@@ -198,6 +199,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E162 = ("{location}: cannot be reached ({reason}). Nothing has been released there so far (as of spacy-planar "
             "{version}); where the network is there, a clone builds the ready-made pipelines with `spacy project run "
             "zoo .` (Latin alone: `spacy project run zoo-la .`), then download NAME --index packages/dist/index.json")
+    E163 = ("{name}: reparse_with = '{other}': {reason}")
+    E164 = ("{name}: a planar_ensemble holds no pipelines until it is loaded from its folder (spacy.load of the "
+            "pipeline that spacy-planar package --ensemble writes)")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

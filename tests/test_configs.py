@@ -37,7 +37,8 @@ SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_accurate": ["arc_eager", "--tag
            "spacy_parser_cnn": [*ANCHOR, "spacy_parser_cnn"], "spacy_parser_small": [*ANCHOR, "spacy_parser_small"],
            "spacy_beam_parser": [*ANCHOR, "spacy_beam_parser"],
            "ud_trf": ["arc_eager", "--tagging", "--transformer"],
-           "ud_taggers_first": ["arc_eager", "--tagging", "--taggers-first"]}
+           "ud_taggers_first": ["arc_eager", "--tagging", "--taggers-first"],
+           "ud_joint": ["joint", "--tagging", "--accurate"]}
 # the configs with a pretrained transformer: filled and trained where spacy-transformers is installed
 # (tests/test_transformer.py trains one from a tiny local model; these would download theirs)
 TRANSFORMER = ("ud_trf",)
@@ -49,8 +50,9 @@ def _needs_spacy_transformers(config: Path) -> None:
 
 
 def test_the_shipped_configs():
-    assert [c.stem for c in CONFIGS] == ["arc_eager", "biaffine", "planar", "swap", "top_down", "two_planar", "ud",
-                                         "ud_accurate", "ud_taggers_first", "ud_trf", "spacy_beam_parser",
+    assert [c.stem for c in CONFIGS] == ["arc_eager", "biaffine", "joint", "planar", "swap", "top_down", "two_planar",
+                                         "ud", "ud_accurate", "ud_joint", "ud_taggers_first", "ud_trf",
+                                         "spacy_beam_parser",
                                          "spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "ud_spacy_parser"]
 
 
@@ -167,7 +169,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert doc.has_annotation("DEP") and {t.dep_ for t in doc} <= set(parser.labels) | {"ROOT", "root", "dep"}
     if "spacy_" in config.stem:  # spaCy's parsers: the rest is ours
         return
-    if config.stem in ("ud", "ud_accurate"):  # the taggers' output too
+    if config.stem in ("ud", "ud_accurate", "ud_joint"):  # the taggers' output too
         tagged = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
         assert tagged.has_annotation("POS") and tagged.has_annotation("TAG") and tagged.has_annotation("MORPH")
     # raw text in, valid UD out: one sentence per line, one root labelled root (a barely
@@ -192,24 +194,25 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     from spacy_planar.eval.official import validate
 
     passed, report = validate(tmp_path / "p.conllu", level=2)
-    if config.stem in ("ud", "ud_accurate"):
+    if config.stem in ("ud", "ud_accurate", "ud_joint"):
         assert passed, report
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
         assert sum("predicts no UPOS" in line for line in r.output.splitlines()) == 1
     # the same with the next best parses and the arc probabilities written (the biaffine: its arcs'
-    # probabilities; a k-best list is the transition systems')
-    kbest = ["--kbest", "2"] if config.stem != "biaffine" else []
+    # probabilities; a k-best list is the transition systems', not a reparse of two parsers')
+    kbest = ["--kbest", "2"] if config.stem not in ("biaffine", "joint", "ud_joint") else []
     if not kbest:
         r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text),
                                      str(tmp_path / "k.conllu"), "--kbest", "2"])
-        assert r.exit_code == 1 and "E082" in r.output and not (tmp_path / "k.conllu").exists()
+        assert r.exit_code == 1 and ("E082" if config.stem == "biaffine" else "E158") in r.output
+        assert not (tmp_path / "k.conllu").exists()
     r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text), str(tmp_path / "k.conllu"),
                                  *kbest, "--confidence"])
     assert r.exit_code == 0, r.output
     assert "HeadProb=" in (tmp_path / "k.conllu").read_text(encoding="utf-8")
     passed, report = validate(tmp_path / "k.conllu", level=2)
-    if config.stem in ("ud", "ud_accurate"):
+    if config.stem in ("ud", "ud_accurate", "ud_joint"):
         assert passed, report
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
@@ -258,11 +261,12 @@ def test_every_entry_point_resolves():
             assert reg.get(ep.name) is not None
             if reg is registry.transition_systems:
                 assert reg.get(ep.name) is func and func()(["obj"], "root").table.names()
-    # 6 factories (the two parsers, the feature morphologizer, multiword_tokens, the lemmatizer, the senter),
+    # 7 factories (the two parsers, the feature morphologizer, multiword_tokens, the lemmatizer, the senter,
+    # the ensemble of pipelines),
     # 9 architectures (CharEmbed v3, Tok2Vec, the biaffine's v1 and v2), 2 scorers (the parser's, the senter's),
     # 3 callbacks (leave_out_unlabelled, numpy_blas, check_keys), the corpus reader and its batcher,
     # the biaffine's teacher (misc), 5 transition systems
-    assert found == 28
+    assert found == 29
 
 
 @pytest.fixture(scope="module")

@@ -28,10 +28,12 @@ def download(
     checked, installed with pip; then spacy.load("NAME")."""
     entries, base = read_index(index)
     if list_ or name is None:
-        rows = [(e["name"], e["version"], e.get("lang", ""), ", ".join(e.get("treebanks", [])), e.get("license", ""),
+        rows = [(e["name"], e["version"], e.get("lang", ""), ", ".join(e.get("treebanks", [])),
+                 "; ".join(e.get("parsers", [])), e.get("license", ""),
                  f"{100 * e['scores']['LAS']:.2f}" if "LAS" in e.get("scores", {}) else "",
                  f"{e.get('size', 0) / 1e6:.1f} MB") for e in entries]
-        msg.table(rows, header=("name", "version", "lang", "treebanks", "licence", "test LAS", "size"), divider=True)
+        msg.table(rows, header=("name", "version", "lang", "treebanks", "parsers", "licence", "test LAS", "size"),
+                  divider=True)
         return
     entry = find(entries, name, version)
     with tempfile.TemporaryDirectory(prefix="spacy-planar-") as tmp:

@@ -29,8 +29,10 @@ from spacy_planar.io.pipelines import config_parser
 from spacy_planar.parser.catalog import PARSERS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
-# our systems (a partial config each, named as the system: catalog.PARSERS, the transition systems and the biaffine)
-SYSTEM_CONFIGS = PARSERS
+# our systems (a partial config each, named as the system: catalog.PARSERS, the transition systems and the biaffine),
+# and the joint pipeline of two (arc-eager and the biaffine on one encoder): the partials each merges, in order
+SYSTEM_PARTS = {**{name: [name] for name in PARSERS}, "joint": ["arc_eager", "biaffine", "joint"]}
+SYSTEM_CONFIGS = tuple(SYSTEM_PARTS)
 
 
 TAGGERS = ["morphologizer", "tagger", "lemmatizer"]  # tagging.partial.cfg's, after the tok2vec
@@ -124,8 +126,8 @@ def merged_config(system: str, base: Optional[Path] = None, variant: Variant = V
     encoder for the tok2vec (``_with_transformer``). Variables are left as they are."""
     if system not in SYSTEM_CONFIGS:
         raise UserError(Errors.E080.format(system=system, options=", ".join(SYSTEM_CONFIGS)))
-    config, base_path = merge_parts([PARTS / f"{part}.partial.cfg" for part in [system, *variant_parts(variant)]],
-                                    base)
+    config, base_path = merge_parts([PARTS / f"{part}.partial.cfg" for part in [*SYSTEM_PARTS[system],
+                                                                                 *variant_parts(variant)]], base)
     if variant.tagging:
         _with_taggers(config, base_path, raw_text=True)
     if variant.taggers_first:
@@ -183,7 +185,8 @@ def config_text(system: str, base: Optional[Path] = None, variant: Variant = Var
     if variant.transformer and importlib.util.find_spec("spacy_transformers") is None:
         raise UserError(Errors.E123)
     config = merged_config(system, base, variant)
-    parts = " and ".join(f"spacy_planar/partials/{p}.partial.cfg" for p in [system, *variant_parts(variant)])
+    parts = " and ".join(f"spacy_planar/partials/{p}.partial.cfg" for p in [*SYSTEM_PARTS[system],
+                                                                             *variant_parts(variant)])
     flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")
     return filled_text(config, lang, f"spacy-planar init-config {system}{flags}: base.partial.cfg and {parts}, "
                                      "every default written out")

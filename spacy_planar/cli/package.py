@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -120,8 +121,10 @@ def package_meta(model: Path, name: str, version: str, test: Optional[Path], lic
     """The pipeline's meta.json with the package's name, version,
     description, licence, its treebank as the source, and the test scores
     (``test_scores``) added to its performance."""
+    from spacy_planar.io.pipelines import parsers_held
+
     meta = json.loads((pipeline_path(model) / "meta.json").read_text(encoding="utf-8"))
-    meta.update({"name": bare_name(meta["lang"], name), "version": version})
+    meta.update({"name": bare_name(meta["lang"], name), "version": version, "parsers": parsers_held(model)})
     meta["description"] = description or meta.get("description") or (
         f"A spacy-planar dependency parsing pipeline ({', '.join(meta.get('pipeline', []))})")
     if license_:
@@ -153,14 +156,43 @@ def package(
     dependencies: bool = flag(True, "--dependencies/--no-dependencies", help="Also fetch the wheels of "
                                       "what spacy-planar needs besides spaCy (conllu, threadpoolctl, udtools) into "
                                       "dist, so that it installs with --no-index where spaCy is installed"),
+    ensemble: List[Path] = typer.Option([], "--ensemble", "-e", help="Another pipeline trained on the same "
+                                        "treebank: the package parses with all as parse MODEL --ensemble does "
+                                        "(repeat for more)"),
 ) -> None:
     """Package a trained pipeline (``spacy package``) with a meta (name,
     version, licence, the treebank, the test scores) and build its wheel and
     spacy-planar's own into OUTPUT_DIR/dist, so that ``pip install
     --no-index --find-links OUTPUT_DIR/dist LANG_NAME`` installs it where
     spaCy is installed and this repository is not, and ``spacy.load("LANG_NAME")``
-    loads it."""
+    loads it. With ``--ensemble``, the pipelines as one (``planar_ensemble``), parsing as
+    ``parse MODEL --ensemble ...`` does."""
     check_name(name, version)
+    with ensemble_folder(model, ensemble, output_dir) as model:
+        package_pipeline(model, output_dir, name, version, test, license_, source, description, planar_wheel,
+                         isolation, dependencies)
+
+
+@contextmanager
+def ensemble_folder(model: Path, others: List[Path], output_dir: Path):
+    """``model`` itself, or with ``others`` the pipelines as one (``ensemble_pipeline``) in a
+    temporary folder (beside the output), gone afterwards."""
+    if not others:
+        yield model
+        return
+    from spacy_planar.parser.ensembles.component import ensemble_pipeline
+
+    output_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=output_dir.parent, prefix=".ensemble-") as tmp:
+        folder = ensemble_pipeline([str(model), *map(str, others)], Path(tmp) / "pipeline")
+        msg.info(f"{1 + len(others)} pipelines as one: {', '.join(str(p) for p in [model, *others])}")
+        yield folder
+
+
+def package_pipeline(model: Path, output_dir: Path, name: str, version: str, test: Optional[Path], license_: str,
+                     source: str, description: str, planar_wheel: Optional[Path], isolation: bool,
+                     dependencies: bool) -> None:
+    """What ``package`` does with one pipeline folder (its help says what)."""
     meta = package_meta(model, name, version, test, license_, source, description)
     root = source_root()
     if planar_wheel is None and root is None:

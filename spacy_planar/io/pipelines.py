@@ -95,6 +95,28 @@ def parser_kind(name: str) -> str:
     return ""
 
 
+def parsers_held(path: Union[str, Path]) -> List[str]:
+    """What parses in the pipeline folder at ``path``, for a user (``download --list``, the
+    index): each parser by its transition system's name or ``biaffine`` (in pipeline order;
+    a biaffine that reparses with another: ``biaffine (reparsing)``), a ``planar_ensemble``'s
+    members' each (``ensemble: ...``)."""
+    components = pipeline_components(path)
+    out: List[str] = []
+    for name, component in components.items():
+        factory = component.get("factory")
+        if factory == "planar_parser":
+            out.append(component.get("transition_system", {}).get("@transition_systems", "").split(".")[1])
+        elif factory == "biaffine_parser":
+            out.append("biaffine (reparsing)" if component.get("reparse_with") else "biaffine")
+        elif factory == "planar_ensemble":
+            from spacy_planar.parser.ensembles.component import MEMBER
+
+            members = [" + ".join(parsers_held(Path(path) / name / MEMBER.format(k)))
+                       for k in range(component.get("members", 0))]
+            out.append(f"ensemble: {', '.join(members)}")
+    return out
+
+
 def ensemble_beam(names) -> Optional[Dict]:
     """The transition parsers' beam in an ensemble of the pipelines ``names``: where they hold
     parsers of different kinds (reparsed), a beam of ``KBEST_BEAM`` whose k best parses vote;

@@ -36,7 +36,7 @@ def index_entry(meta: Dict, wheel: Path) -> Dict:
     performance = meta.get("performance", {})
     return {"name": f"{meta['lang']}_{meta['name']}", "version": meta["version"], "lang": meta["lang"],
             "treebanks": [source.get("name", "") for source in meta.get("sources", [])],
-            "license": meta.get("license", ""),
+            "license": meta.get("license", ""), "parsers": meta.get("parsers", []),
             "scores": {k[len("ud_test_"):].upper(): v for k, v in performance.items() if k.startswith("ud_test_")},
             "size": wheel.stat().st_size, "sha256": sha256(wheel), "url": wheel.name}
 

@@ -3,8 +3,10 @@
 (``oracles/``), described once each in ``catalog.py``; the graph-based ``biaffine_parser``
 (``graph/``); what both use (``shared/``); several parsers as one (``ensembles/``). Importing it
 registers the factories."""
+from spacy_planar.parser.ensembles.component import PipelineEnsemble, make_planar_ensemble
 from spacy_planar.parser.graph.component import BiaffineParser, make_biaffine_parser
 from spacy_planar.parser.transition.factory import DEFAULT_CONFIG, make_planar_parser
 from spacy_planar.parser.transition.pipe import PlanarParser
 
-__all__ = ["DEFAULT_CONFIG", "BiaffineParser", "PlanarParser", "make_biaffine_parser", "make_planar_parser"]
+__all__ = ["DEFAULT_CONFIG", "BiaffineParser", "PipelineEnsemble", "PlanarParser", "make_biaffine_parser",
+           "make_planar_ensemble", "make_planar_parser"]

@@ -95,11 +95,14 @@ class Ensemble:
         """``Language.pipe``'s: texts or Docs in, annotated Docs out
         (``batch_size``: the first pipeline's by default)."""
         for batch in minibatch(texts, batch_size or self.nlp.batch_size):
-            yield from self._annotate([self.nlp.make_doc(t) if isinstance(t, str) else t for t in batch],
-                                      set(disable))
+            yield from self.annotate([self.nlp.make_doc(t) if isinstance(t, str) else t for t in batch],
+                                     set(disable))
 
-    def _annotate(self, docs: List[Doc], disable: set) -> List[Doc]:
-        for name in self.before:
+    def annotate(self, docs: List[Doc], disable: Sequence[str] = (), run_first: bool = True) -> List[Doc]:
+        """The members' annotation of ``docs`` as one, but the components in ``disable``;
+        ``run_first``: the first pipeline's components before its tok2vec too (not where a
+        pipeline ran them already: ``component.PipelineEnsemble``)."""
+        for name in self.before if run_first else ():
             if name not in disable:
                 docs = list(self.nlp.get_pipe(name).pipe(docs))
         copies = self._encode(docs, disable)

@@ -190,15 +190,22 @@ def decode(scorer, starts: Sequence[int], lengths: Sequence[int], single_root: b
         trees = best(graphs, single_root)
         for b, i in enumerate(idx):
             out[i] = (trees[b], np.exp(logp[b, np.arange(group_lengths[b]), trees[b]]))
-    trees = [heads for heads, _ in out]
-    deps, heads = arcs_of(starts, trees)
+    return labelled(scorer, starts, out)
+
+
+def labelled(scorer, starts: Sequence[int], trees: Sequence[Tuple[Sequence[int], np.ndarray]]
+             ) -> List[Tuple[List[int], List[int], np.ndarray]]:
+    """Each sentence's (heads, each word's probability of its head) given with its arcs' most
+    probable labels: (heads, the label ids of its non-root arcs (-1 on the root's), each word's
+    probability of its head and label)."""
+    deps, heads = arcs_of(starts, [h for h, _ in trees])
     label_ids, label_probs = np.zeros(0, dtype=np.int64), np.zeros(0)
     if len(deps):
         S, _ = scorer.labels(deps, heads)
         probs = np.exp(scorer.ops.to_numpy(log_softmax(scorer.ops.xp, S, scorer.ops.xp.ones(S.shape, dtype=bool))))
         label_ids, label_probs = probs.argmax(axis=1), probs.max(axis=1)
     result, k = [], 0
-    for heads, head_probs in out:
+    for heads, head_probs in trees:
         attached = np.asarray(heads) > 0
         n_arcs = int(attached.sum())
         labels = np.full(len(heads), -1, dtype=np.int64)

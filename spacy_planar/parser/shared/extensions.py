@@ -10,15 +10,23 @@ it keeps its beam's k best parses (``n_best`` > 1; ``transition/kbest.py``):
 - ``Token._.head_prob``: the probability that the word's head and label are
   right (``kbest.arc_confidence``: the beam's marginal and the probabilities
   of the moves that made the arc, calibrated on dev by ``spacy-planar
-  calibrate``).
+  calibrate``);
+- ``Doc._.trees``: in a pipeline of two parsers, the last of which reparses
+  (a ``biaffine_parser`` with ``reparse_with``), each parser's own tree by its
+  component's name: per sentence ``{"heads": [...], "labels": [...]}`` as
+  ``Doc._.parses`` has them, while ``Token.head`` / ``Token.dep_`` hold the
+  tree decided from both.
 
 They live in ``Doc.user_data`` (so a DocBin keeps them) and are None where
-the parser kept no beam."""
+the parser kept no beam (``trees``: where no parser reparsed)."""
 from __future__ import annotations
 
 from spacy.tokens import Doc, Span, Token
 
 from spacy_planar.io.conllu import HEAD_PROBS_KEY, PARSES_KEY
+
+# each parser's own tree where a later one reparsed: {component: [(start, end, heads, labels), ...]}
+TREES_KEY = "spacy_planar_trees"
 
 
 def _doc_parses(doc):
@@ -33,6 +41,12 @@ def _span_parses(span):
     return next((alts for s, e, alts in stored if s == span.start and e == span.end), None)
 
 
+def _doc_trees(doc):
+    stored = doc.user_data.get(TREES_KEY)
+    return None if stored is None else {name: [{"heads": list(h), "labels": list(lab)} for _, _, h, lab in units]
+                                        for name, units in stored.items()}
+
+
 def _head_prob(token):
     probs = token.doc.user_data.get(HEAD_PROBS_KEY)
     return None if probs is None else probs[token.i]
@@ -40,6 +54,6 @@ def _head_prob(token):
 
 def register() -> None:
     for cls, name, getter in ((Doc, "parses", _doc_parses), (Span, "parses", _span_parses),
-                              (Token, "head_prob", _head_prob)):
+                              (Doc, "trees", _doc_trees), (Token, "head_prob", _head_prob)):
         if not cls.has_extension(name):
             cls.set_extension(name, getter=getter)

@@ -34,13 +34,15 @@ Chooser = Callable[[States, Optional[Oracle], np.ndarray, np.ndarray, np.ndarray
 
 def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Optional[Oracle] = None,
           offsets: Optional[np.ndarray] = None, keep_trees: bool = False, bounded: bool = False,
-          compact_below: float = COMPACT_BELOW) -> List[Optional[Tree]]:
+          compact_below: float = COMPACT_BELOW, observe: Optional[Callable[[States], None]] = None
+          ) -> List[Optional[Tree]]:
     """Run ``choose`` until every state is final (or has no valid action).
 
     ``offsets``: each row's first token among the batch's tokens (features);
     ``keep_trees``: return the output tree of every row (else Nones), in
     the system's terms (``codec.TreeCodec.decode`` brings them back to UD);
-    ``bounded``: raise UnexpectedError if a state outlives ``system.max_steps``.
+    ``bounded``: raise UnexpectedError if a state outlives ``system.max_steps``;
+    ``observe``: called with the states after each step's actions are applied.
     (A diagnostic that watches the states wraps ``choose``: ``lab/stacks.py``.)"""
     rows = np.arange(st.B)  # the original row of each state
     offsets = np.zeros(st.B, dtype=INT) if offsets is None else offsets
@@ -68,6 +70,8 @@ def drive(system: TransitionSystem, st: States, choose: Chooser, *, oracle: Opti
             unexpected(Errors.E092.format(system=system.name, count=int(stuck.sum()), states=st.B))
             dead |= stuck
         system.apply(st, actions)
+        if observe is not None:
+            observe(st)
         if bound is not None and (st.steps > bound).any():
             raise UnexpectedError(Errors.E072.format(system=system.name))
 
@@ -177,14 +181,53 @@ def exploration_run(system: TransitionSystem, st: States, oracle: Oracle, score:
 
 
 def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[int], offsets: np.ndarray,
-                 finish: bool = False, tags: Optional[Sequence[Sequence[str]]] = None) -> List[Tree]:
+                 finish: bool = False, tags: Optional[Sequence[Sequence[str]]] = None,
+                 move_logp: Optional[List] = None) -> List[Tree]:
     """Parse units of the given lengths (their first tokens at ``offsets``
     among the scorer's tokens) with the best-scored valid action of each
     state (``finish``: under the tree constraint; ``tags``: the words' tags,
-    for the systems that read them)."""
+    for the systems that read them). ``move_logp``: a list that gets, per
+    unit, each word's log-probability of the move that gave it its head
+    (``MoveRecorder``; what a beam of 1 records, at a greedy parse's cost)."""
     st = system.init_states(lengths, finish=finish, tags=tags)
+    if move_logp is None:
+        return drive(system, st, greedy_chooser(system, score), offsets=offsets, keep_trees=True)
+    recorder = MoveRecorder(system, score, st)
+    trees = drive(system, st, recorder.choose, offsets=offsets, keep_trees=True, observe=recorder.observe)
+    move_logp.extend(recorder.logp[b, 1:n + 1].tolist() for b, n in enumerate(lengths))
+    return trees
 
-    return drive(system, st, greedy_chooser(system, score), offsets=offsets, keep_trees=True)
+
+class MoveRecorder:
+    """The greedy chooser (``greedy_chooser``'s actions) that also records, per state and word, the
+    log-probability of the move that gave the word its head under the softmax over the state's
+    valid actions (0.0 for a word no move attached: a root by default), as ``beam.Beam``
+    records its moves with ``keep_all``; ``observe`` takes the step's new arcs."""
+
+    def __init__(self, system: TransitionSystem, score: Callable, st: States):
+        self.system, self.score = system, score
+        self.logp = np.zeros((st.B, st.T))
+        self.step: Optional[Tuple[np.ndarray, ...]] = None
+
+    def choose(self, st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
+        scores = self.score(*self.system.model_inputs(st, offsets))
+        actions = self.system.best_actions(scores, st, live)
+        going = np.flatnonzero(actions >= 0)
+        valid = self.system.valid_actions(st)[going]
+        rules = self.system.ud_label_rules(st)
+        if rules is not None:
+            valid &= rules[going]
+        scores = np.asarray(scores, dtype=np.float64)[going]
+        masked = np.where(valid, scores, -np.inf)
+        top = masked.max(axis=1, keepdims=True)
+        norm = top[:, 0] + np.log(np.exp(masked - top).sum(axis=1))
+        self.step = (rows[going], st.heads[going] < 0, scores[np.arange(len(going)), actions[going]] - norm, going)
+        return actions
+
+    def observe(self, st: States) -> None:
+        rows, headless, logp, going = self.step
+        r, w = np.nonzero(headless & (st.heads[going] >= 0))
+        self.logp[rows[r], w] = logp[r]
 
 
 def greedy_chooser(system: TransitionSystem, score: Callable) -> Chooser:

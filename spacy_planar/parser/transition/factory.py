@@ -45,7 +45,7 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
                        root_label: Optional[str], extra_root_label: str, exploration: float,
                        exploration_nonprojective: Optional[float], exploration_keep_order: bool,
                        beam_width: int, beam_density: float, beam_merge: bool, beam_update: str, n_best: int,
-                       tree_transforms: List[str], scorer: Optional[Callable]):
+                       head_probs: bool, tree_transforms: List[str], scorer: Optional[Callable]):
     """A dependency parser whose transition system is chosen in the config:
     arc-eager with pseudo-projective encoding (Nivre & Nilsson 2005), planar
     and 2-planar (Gomez-Rodriguez & Nivre 2010), swap (Nivre, Kuhlmann & Hall
@@ -66,6 +66,9 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
     beam_merge: merge states nothing ahead tells apart (Huang & Sagae 2010).
     beam_update: "local" (per transition) or "global" (plus the beam's loss).
     n_best: the k best trees and calibrated arc probabilities (k <= beam_width).
+    head_probs: each word's arc probability also with n_best 1 (greedy: the
+        probability of the move that attached it), what a reparsing
+        biaffine_parser reads as this parser's vote (``reparse_with``).
     tree_transforms: Nilsson's (2007) transforms, inverted on output.
     """
     return PlanarParser(nlp.vocab, model, name, transition_system=transition_system, single_root=single_root,
@@ -73,4 +76,5 @@ def make_planar_parser(nlp: Language, name: str, model: Model, transition_system
                         exploration_nonprojective=exploration_nonprojective,
                         exploration_keep_order=exploration_keep_order, beam_width=beam_width,
                         beam_density=beam_density, beam_merge=beam_merge,
-                        beam_update=beam_update, tree_transforms=tree_transforms, scorer=scorer, n_best=n_best)
+                        beam_update=beam_update, tree_transforms=tree_transforms, scorer=scorer, n_best=n_best,
+                        head_probs=head_probs)

@@ -88,14 +88,18 @@ def parse_units(system: TransitionSystem, score: Callable, docs: List[Doc], foun
         if use_tags:  # "" where a Doc has no POS: restricts nothing
             tags = [[docs[k][int(i)].pos_ for i in (range(s, e) if tokens is None else tokens[k, s])]
                     if has_pos[k] else [""] * (e - s) for k, s, e in group]
-        finals = [] if width > 1 and settings.n_best > 1 else None
+        finals = [] if settings.keeps_finals else None
         lost: List[int] = []
         if width > 1:
             trees = beam_parse(system, score, lengths, offsets, width, density=settings.beam_density,
                                merge=settings.beam_merge, finish=settings.single_root, tags=tags, finals=finals,
                                lost=lost)
-        else:
-            trees = greedy_parse(system, score, lengths, offsets, finish=settings.single_root, tags=tags)
+        else:  # with ``head_probs``, the moves' log-probabilities too: the one final state a beam of 1 has
+            moves = None if finals is None else []
+            trees = greedy_parse(system, score, lengths, offsets, finish=settings.single_root, tags=tags,
+                                 move_logp=moves)
+            if finals is not None:
+                finals.extend([(float(sum(local)), tree, local)] for tree, local in zip(trees, moves))
         for i, ((k, s, e), tree) in enumerate(zip(group, trees)):
             out[k].append(Parsed((s, e), tree, None if finals is None else finals[i], i in lost))
 
@@ -111,8 +115,8 @@ def spaced_scores(local: List[float], words: np.ndarray, n: int) -> List[float]:
 
 def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labels: List[str], lengths: List[int],
                alternatives: List[Optional[List]], n_best: int, calibration: Dict) -> None:
-    """Each unit's ``n_best`` most probable distinct parses, each word's arc
-    probability (``kbest.py``: its confidence at the ``calibration``'s
+    """Each unit's ``n_best`` most probable distinct parses (none kept where ``n_best`` is 1),
+    each word's arc probability (``kbest.py``: its confidence at the ``calibration``'s
     temperature, through its map) and the log-probability of the move that
     gave it its head, into its Doc's ``user_data`` (``shared/extensions.py``), in
     ``codec.TreeCodec.output_trees``' order of units."""
@@ -120,7 +124,10 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
     where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]
     bounds = np.cumsum([0] + lengths)
     for doc in docs:
-        doc.user_data[PARSES_KEY] = []
+        if n_best > 1:
+            doc.user_data[PARSES_KEY] = []
+        else:
+            doc.user_data.pop(PARSES_KEY, None)
         doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
         doc.user_data[MOVE_LOGP_KEY] = [None] * len(doc)
     for u, ((k, (s, e)), finals) in enumerate(zip(where, alternatives)):
@@ -131,8 +138,9 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
         # the moves of the best tree's best derivation (none where the tree was repaired: the marginal alone)
         derivations = [(total, local) for total, tree, local in finals or [] if (list(tree[0]), list(tree[1])) == best]
         move_logp = max(derivations, default=(0.0, [0.0] * (e - s)), key=lambda f: f[0])[1]
-        docs[k].user_data[PARSES_KEY].append(
-            (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
+        if n_best > 1:
+            docs[k].user_data[PARSES_KEY].append(
+                (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
         probs = calibrated(arc_confidence(parses, *best, move_logp), calibration)
         docs[k].user_data[HEAD_PROBS_KEY][s:e] = probs.round(HEAD_PROB_DECIMALS).tolist()
         docs[k].user_data[MOVE_LOGP_KEY][s:e] = np.round(move_logp, 4).tolist()

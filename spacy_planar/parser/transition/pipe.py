@@ -53,7 +53,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
                  root_label: Optional[str], extra_root_label: str, exploration: float,
                  exploration_nonprojective: Optional[float], exploration_keep_order: bool, beam_width: int,
                  beam_density: float, beam_merge: bool, beam_update: str, tree_transforms: Sequence[str],
-                 scorer: Optional[Callable], n_best: int):
+                 scorer: Optional[Callable], n_best: int, head_probs: bool = False):
         """Built by the factory (``factory.py``), whose default config holds
         every default; the options are documented there."""
         self.vocab = vocab
@@ -66,7 +66,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
             tree_transforms=list(tree_transforms), single_root=single_root, extra_root_label=extra_root_label,
             exploration=exploration, exploration_nonprojective=exploration_nonprojective,
             exploration_keep_order=exploration_keep_order, beam_width=beam_width, beam_density=beam_density,
-            beam_merge=beam_merge, beam_update=beam_update, n_best=n_best)
+            beam_merge=beam_merge, beam_update=beam_update, n_best=n_best, head_probs=head_probs)
         self._system: Optional[TransitionSystem] = None
         self._codec: Optional[TreeCodec] = None
         self.trainer = Trainer(self.settings)
@@ -298,7 +298,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
         if lengths:
             set_trees(docs, heads, labels, lengths)
         s = self.settings
-        if s.n_best > 1 and s.beam_width > 1:
+        if s.keeps_finals:
             set_parses(docs, predictions, heads, labels, lengths, alternatives, s.n_best, s.calibration)
 
     def _load_cfg(self, cfg: dict) -> None:

@@ -13,7 +13,7 @@ from spacy_planar.trees.transforms import check_transforms
 
 # how to parse and train, set by the config (``spacy.load(..., config=...)`` overrides them); the rest is learned
 OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective", "exploration_keep_order",
-           "beam_width", "beam_density", "beam_merge", "beam_update", "n_best")
+           "beam_width", "beam_density", "beam_merge", "beam_update", "n_best", "head_probs")
 # set by the config at training and learned with the weights: a value given at load must be the saved one
 TRAINED = ("root_label", "tree_transforms")
 
@@ -35,6 +35,7 @@ class ParserSettings:
     beam_update: str
     n_best: int
     tree_transforms: List[str]
+    head_probs: bool = False
     learn_root_label: bool = False  # root_label was None: the training data's
     labels: List[str] = field(default_factory=list)
     features: Optional[List[str]] = None
@@ -63,7 +64,15 @@ class ParserSettings:
                    tree_transforms=check_transforms(tree_transforms), beam_width=width, beam_density=density,
                    exploration_keep_order=bool(options.pop("exploration_keep_order")),
                    beam_merge=bool(options.pop("beam_merge")), n_best=int(options.pop("n_best")),
+                   head_probs=bool(options.pop("head_probs", False)),
                    **{k: v for k, v in options.items() if k not in ("beam_width", "beam_density")})
+
+    @property
+    def keeps_finals(self) -> bool:
+        """Whether a parse keeps its final states' trees and moves (``driver.beam_parse``'s
+        ``finals``): for the k best parses (``n_best`` > 1 with a beam) or the words' arc
+        probabilities (``head_probs``; greedy: a beam of 1, the same choices)."""
+        return (self.n_best > 1 and self.beam_width > 1) or self.head_probs
 
     def to_dict(self) -> Dict:
         """As the component's cfg is saved (what it learned and how it was configured)."""
