@@ -502,3 +502,29 @@ def test_a_distilled_biaffine_parses_as_its_teacher_does():
                 deps=[t.dep_ for t in gold])
     with pytest.raises(UnexpectedError, match="W127"):
         nlp.update([Example(_words(nlp, other), other)], sgd=optimizer)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lengths=st.lists(st.integers(0, 7), min_size=1, max_size=5), seed=st.integers(0, 10**6),
+       single_root=st.booleans(), peaked=st.booleans())
+def test_many_sentences_decode_to_the_best_tree_each(lengths, seed, single_root, peaked):
+    """``best_trees`` (each word's best head where that is a tree, else Chu-Liu-Edmonds) gives
+    each sentence a tree of the best score, with one root under ``single_root``: on graphs whose
+    best heads are a tree (``peaked``: a random tree's arcs raised) and on any."""
+    from spacy_planar.trees.mst import best_trees
+
+    rng = np.random.default_rng(seed)
+    graphs = []
+    for n in lengths:
+        scores = rng.normal(size=(n, n + 1))
+        if peaked and n:
+            order = rng.permutation(n) + 1  # a random tree: each word's head earlier in the order, or the root
+            for k, word in enumerate(order):
+                scores[word - 1, order[rng.integers(k)] if k else 0] += 10
+        graphs.append(scores)
+    trees = best_trees(graphs, single_root)
+    assert [len(heads) for heads in trees] == lengths
+    for scores, heads in zip(graphs, trees):
+        if len(heads):
+            assert tree_error(heads) is None and (not single_root or heads.count(0) == 1)
+            assert tree_score(scores, heads) == pytest.approx(tree_score(scores, best_tree(scores, single_root)))

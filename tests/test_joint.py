@@ -118,6 +118,17 @@ def test_without_arc_eagers_tree_the_biaffine_decides_alone(joint):
     assert doc._.trees is None and tree_error(span_tree(doc)[0]) is None
 
 
+def test_a_joint_pipeline_is_no_member_of_an_ensemble(joint, two_pipelines, tmp_path):
+    """``parse --ensemble`` (and ``package --ensemble``) with a pipeline of two parsers: one line."""
+    nlp, _ = joint
+    nlp.to_disk(tmp_path / "joint")
+    gold = sample(fixture_path("dev"), tmp_path / "gold.conllu", 3)
+    r = CliRunner().invoke(app, ["parse", str(two_pipelines[0]), str(gold), str(tmp_path / "out.conllu"),
+                                 "--ensemble", str(tmp_path / "joint")])
+    assert r.exit_code == 1 and "E136" in r.output and "two parsers" in r.output, r.output
+    assert not (tmp_path / "out.conllu").exists()
+
+
 def test_reparse_with_names_an_earlier_planar_parser_and_needs_plain_trees():
     nlp = spacy.blank("xx")
     with pytest.raises(UserError, match=r"\[E163\].*no planar_parser of that name"):

@@ -51,6 +51,9 @@ class Ensemble:
         self.parser = self.parsers[0]
         if None in self.parsers or "tok2vec" not in nlp.pipe_names:
             raise UserError(Errors.E136.format(reason="a pipeline has no tok2vec or no parser of ours"))
+        if any(sum(isinstance(pipe, PARSERS) for _, pipe in member.pipeline) > 1 for member in self.members):
+            raise UserError(Errors.E136.format(reason="a pipeline holds two parsers (a joint pipeline decides its "
+                                               "trees itself): give pipelines of one parser each"))
         at = nlp.pipe_names.index("tok2vec")
         self.before = nlp.pipe_names[:at]  # the first pipeline's alone: words and sentences
         self.taggers = [name for name in nlp.pipe_names[at + 1:nlp.pipe_names.index(self.parser)]

@@ -21,7 +21,7 @@ from spacy_planar.io.conllu import MOVE_LOGP_KEY, PARSES_KEY
 from spacy_planar.io.doc_trees import span_tree, ud_labels
 from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.parser.shared.units import unit_words, with_whitespace
-from spacy_planar.trees.mst import best_tree
+from spacy_planar.trees.mst import best_trees
 
 Unit = Tuple[int, int, int]  # (Doc, start, end)
 
@@ -96,7 +96,7 @@ class GraphVotes:
         """The parser's own tree of each unit (its decoder, ``best_tree``, over its arcs alone;
         whitespace attached by rule): heads 1-based, UD labels (each arc's most probable)."""
         s = self.parser.settings
-        heads = {u: best_tree(logp, s.single_root) for u, logp in self.logp.items()}
+        heads = dict(zip(self.logp, best_trees(list(self.logp.values()), s.single_root)))
         dists = self._unit_labels([heads.get(u, []) for u in range(len(self.sizes))], words_only=True)
         out = []
         for u, n in enumerate(self.sizes):
@@ -196,7 +196,7 @@ def reparse(votes: Sequence, found: Sequence[Unit], labels: Sequence[str], root_
     mean label distribution at its head, and each word's probability of both."""
     index = {label: i for i, label in enumerate(labels)}
     arcs = [sum(v.arcs(u) for v in votes) / len(votes) for u in range(len(found))]
-    heads = [best_tree(np.log(np.maximum(a, 1e-12))) for a in arcs]  # one biaffine member: its own decoding
+    heads = best_trees([np.log(np.maximum(a, 1e-12)) for a in arcs])  # one biaffine member: its own decoding
     dists = [sum(d) / len(votes) for d in zip(*(v.labels(heads, index) for v in votes))]
     out = []
     for unit_arcs, unit_heads, dist in zip(arcs, heads, dists):

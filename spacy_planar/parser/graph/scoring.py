@@ -14,7 +14,7 @@ import numpy as np
 
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.trees.eisner import best_projective_trees
-from spacy_planar.trees.mst import best_tree
+from spacy_planar.trees.mst import best_trees
 
 # sentences scored together, sorted by length (less padding)
 SENTENCES_PER_BATCH = 64
@@ -172,7 +172,7 @@ def _targets(gold: np.ndarray, given: Sequence[Optional[np.ndarray]]) -> np.ndar
 
 
 # each a batch's graphs to their trees: any tree (one at a time); projective trees only (the batch's tables at once)
-DECODERS = {"mst": lambda graphs, single_root: [best_tree(g, single_root) for g in graphs],
+DECODERS = {"mst": best_trees,
             "eisner": best_projective_trees}
 
 
