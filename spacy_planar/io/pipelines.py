@@ -10,6 +10,8 @@ from typing import Dict, List, Optional, Union
 from spacy_planar.defaults import PARSER_FACTORIES
 from spacy_planar.errors import Errors, UserError
 
+MEMBER = "member{}"  # a planar_ensemble member's folder under the component's
+
 
 def pipeline_path(source: Union[str, Path]) -> Path:
     """The folder of the pipeline ``source`` names: a folder holding
@@ -109,8 +111,6 @@ def parsers_held(path: Union[str, Path]) -> List[str]:
         elif factory == "biaffine_parser":
             out.append("biaffine (reparsing)" if component.get("reparse_with") else "biaffine")
         elif factory == "planar_ensemble":
-            from spacy_planar.parser.ensembles.component import MEMBER
-
             members = [" + ".join(parsers_held(Path(path) / name / MEMBER.format(k)))
                        for k in range(component.get("members", 0))]
             out.append(f"ensemble: {', '.join(members)}")

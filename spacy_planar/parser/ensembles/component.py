@@ -22,8 +22,7 @@ from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
 from spacy_planar.errors import Errors, UserError
-
-MEMBER = "member{}"  # a member's folder under the component's
+from spacy_planar.io.pipelines import MEMBER, beam_config, ensemble_beam, pipeline_path
 
 
 @Language.factory("planar_ensemble", default_config={"members": 0, "beam_width": None, "batch_size": 128})
@@ -74,8 +73,6 @@ class PipelineEnsemble:
     def from_disk(self, path, *, exclude=tuple()) -> "PipelineEnsemble":
         import spacy
 
-        from spacy_planar.io.pipelines import beam_config
-
         path = ensure_path(path)
         beam = None if self.beam_width is None else {"beam_width": self.beam_width}
         folders = [path / MEMBER.format(k) for k in range(self.n_members)]
@@ -89,8 +86,6 @@ def ensemble_pipeline(paths: Sequence[str], out: Path) -> Path:
     pipeline at ``out`` (the module's text): what ``package --ensemble`` packages. One line
     (E136) where they cannot be one."""
     import spacy
-
-    from spacy_planar.io.pipelines import beam_config, ensemble_beam, pipeline_path
 
     folders = [pipeline_path(p) for p in paths]
     beam = ensemble_beam([str(f) for f in folders])
