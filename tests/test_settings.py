@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conftest import fixture_path, sample, small_parser
+from conftest import fixture_path, sample, shortest_docs, small_parser
 from spacy.util import load_config, load_model_from_config
 from thinc.api import set_dropout_rate
 
-from spacy_planar.model.bilstm import DROP_CONNECT
+from spacy_planar.model.packed import DROP_CONNECT
 from spacy_planar.model.chars import WORD_DROPOUT
 from spacy_planar.model.with_tags import EMBED_DROPOUT
 
@@ -74,12 +74,38 @@ def test_a_learned_setting_given_at_load_is_refused_in_one_line(tmp_path):
     from spacy_planar.errors import UserError
 
     model = small_parser(tmp_path / "model", 10, epochs=1)
-    for key, value in (("root_label", "ROOT"), ("tree_transforms", ["coordination-ps"])):
-        with pytest.raises(UserError, match="E139") as e:
+    for key, value in (("root_label", "ROOT"), ("tree_transforms", ["coordination-ps"]),
+                       ("transition_system", {"encoding": "head"})):  # the system's labels mean head+path
+        with pytest.raises(UserError, match=f"E139.*{key}") as e:
             spacy.load(model, config={"components": {"planar_parser": {key: value}}})
         assert len(str(e.value).splitlines()) == 1
     assert spacy.load(model, config={"components": {"planar_parser": {"beam_width": 3}}}).get_pipe(
         "planar_parser").settings.beam_width == 3
+
+
+def test_the_biaffines_learned_settings_given_at_load_are_refused_in_one_line(tmp_path):
+    """The biaffine's pseudo-projective encoding, tree transforms and root label are learned with
+    its weights (its labels are decorated by the one, its trees transformed by the other): one
+    given at load that is not the saved one is E139 (an override of pseudo_projective once kept
+    the decorated labels and no longer deprojectivized); the decoder, an option, is honoured."""
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    from spacy_planar.errors import UserError
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("biaffine_parser")
+    docs = shortest_docs(nlp.vocab, 10)
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    nlp.initialize(lambda: examples)
+    nlp.to_disk(tmp_path / "model")
+    for key, value in (("pseudo_projective", None), ("tree_transforms", ["coordination-ps"]), ("root_label", "ROOT")):
+        with pytest.raises(UserError, match=f"E139.*{key}") as e:
+            spacy.load(tmp_path / "model", config={"components": {"biaffine_parser": {key: value}}})
+        assert len(str(e.value).splitlines()) == 1
+    loaded = spacy.load(tmp_path / "model", config={"components": {"biaffine_parser": {"decoder": "mst"}}})
+    assert loaded.get_pipe("biaffine_parser").settings.decoder == "mst"
+    assert loaded.get_pipe("biaffine_parser").settings.labels == nlp.get_pipe("biaffine_parser").settings.labels
 
 
 def test_parse_takes_the_batch_size_and_beam_it_is_given(tmp_path, monkeypatch):

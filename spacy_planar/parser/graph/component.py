@@ -134,6 +134,11 @@ class GraphEncoding:
         return (heads, labels) if self.encoding is None else deprojectivize(heads, labels, self.encoding)
 
 
+# learned with the weights: a value given at load must be the saved one (the labels' encoding and the trees'
+# transforms decide what the decorated labels mean; the root label is a label like the others)
+GRAPH_TRAINED = ("pseudo_projective", "tree_transforms", "root_label")
+
+
 @dataclass
 class GraphSettings:
     """Every setting of one ``biaffine_parser``: its options, and what it learns (labels, the
@@ -153,6 +158,19 @@ class GraphSettings:
         out = asdict(self)
         out.pop("learn_root_label")
         return out
+
+    def load(self, name: str, saved: Dict) -> None:
+        """Take a saved pipeline's learned settings (labels, the root label); a trained setting
+        given at load (``GRAPH_TRAINED``) that is not the saved one is a one-line error (E139),
+        as the transition parser's (``ParserSettings.load``); the decoder, an option, is honoured."""
+        for key in GRAPH_TRAINED:
+            given = getattr(self, key)
+            if key in saved and given != saved[key] and not (key == "root_label" and self.learn_root_label):
+                raise UserError(Errors.E139.format(name=name, key=key, given=given, saved=saved[key]))
+        for key in ("root_label", "labels"):
+            if key in saved:
+                setattr(self, key, saved[key])
+        self.learn_root_label = False
 
 
 class BiaffineParser(ParserPipe, TrainablePipe):
@@ -351,7 +369,4 @@ class BiaffineParser(ParserPipe, TrainablePipe):
                 doc.user_data[TREES_KEY] = own
 
     def _load_cfg(self, cfg: dict) -> None:
-        for key in ("root_label", "labels", "tree_transforms"):
-            if key in cfg:
-                setattr(self.settings, key, cfg[key])
-        self.settings.learn_root_label = False
+        self.settings.load(self.name, cfg)

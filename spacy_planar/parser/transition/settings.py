@@ -15,7 +15,8 @@ from spacy_planar.trees.transforms import check_transforms
 OPTIONS = ("single_root", "extra_root_label", "exploration", "exploration_nonprojective", "exploration_keep_order",
            "beam_width", "beam_density", "beam_merge", "beam_update", "n_best", "head_probs")
 # set by the config at training and learned with the weights: a value given at load must be the saved one
-TRAINED = ("root_label", "tree_transforms")
+# (the system: its moves and labels, the encoding its labels decorate and deprojectivize by)
+TRAINED = ("system", "root_label", "tree_transforms")
 
 
 @dataclass
@@ -88,7 +89,8 @@ class ParserSettings:
         for key in TRAINED:
             given = getattr(self, key)
             if key in saved and given != saved[key] and not (key == "root_label" and self.learn_root_label):
-                raise UserError(Errors.E139.format(name=name, key=key, given=given, saved=saved[key]))
+                shown = "transition_system" if key == "system" else key  # the config's name of it
+                raise UserError(Errors.E139.format(name=name, key=shown, given=given, saved=saved[key]))
         known = {f.name for f in fields(self)}
         for key, value in saved.items():
             if key in known and key not in OPTIONS:
