@@ -1,7 +1,7 @@
 """Builds spacy_planar's C loops, one extension per concern (the rest of the
 package is plain Python; its metadata is in pyproject.toml).
 
-The six are compiled side by side on every core, without debug
+The seven are compiled side by side on every core, without debug
 information. An extension already built in place (the editable install puts
 each beside its sources) and newer than its C source is copied rather than
 compiled again, as ``make`` would: ``spacy-planar package`` builds
@@ -20,6 +20,7 @@ KERNELS = {
     "spacy_planar.parser.oracles._link_costs": "spacy_planar/parser/oracles/_link_costs.pyx",  # planar dynamic oracle
     "spacy_planar.model._hidden": "spacy_planar/model/_hidden.pyx",  # the parser's hidden layer
     "spacy_planar.model._lstm": "spacy_planar/model/_lstm.pyx",  # the LSTM gates
+    "spacy_planar.model._adam": "spacy_planar/model/_adam.pyx",  # the optimizer's step
     "spacy_planar.trees._mst": "spacy_planar/trees/_mst.pyx",  # maximum spanning trees (the graph-based decoder)
 }
 CORES = os.cpu_count() or 1

@@ -202,6 +202,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E163 = ("{name}: reparse_with = '{other}': {reason}")
     E164 = ("{name}: a planar_ensemble holds no pipelines until it is loaded from its folder (spacy.load of the "
             "pipeline that spacy-planar package --ensemble writes)")
+    E165 = ("BiLSTMEncoder.v1: backend = \"torch\" needs PyTorch, which a plain install does not carry: pip install "
+            "'spacy-planar[torch]' (or backend = \"thinc\")")
+    E166 = "BiLSTMEncoder.v1: backend must be \"thinc\" or \"torch\", not {backend!r}"
 
 
 class Warnings(metaclass=ErrorsWithCodes):

@@ -32,13 +32,12 @@ def small_corpus(tmp_path_factory):
 
 # each shipped config: the `spacy-planar init-config` (`lab anchor-config`) arguments that write it
 ANCHOR = ["lab", "anchor-config"]
-SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_accurate": ["arc_eager", "--tagging", "--accurate"],
+SOURCES = {"ud": ["arc_eager", "--tagging"], "ud_accurate": ["joint", "--tagging", "--accurate"],
            "ud_spacy_parser": [*ANCHOR, "spacy_parser", "--tagging"], "spacy_parser": [*ANCHOR, "spacy_parser"],
            "spacy_parser_cnn": [*ANCHOR, "spacy_parser_cnn"], "spacy_parser_small": [*ANCHOR, "spacy_parser_small"],
            "spacy_beam_parser": [*ANCHOR, "spacy_beam_parser"],
            "ud_trf": ["arc_eager", "--tagging", "--transformer"],
-           "ud_taggers_first": ["arc_eager", "--tagging", "--taggers-first"],
-           "ud_joint": ["joint", "--tagging", "--accurate"]}
+           "ud_taggers_first": ["arc_eager", "--tagging", "--taggers-first"]}
 # the configs with a pretrained transformer: filled and trained where spacy-transformers is installed
 # (tests/test_transformer.py trains one from a tiny local model; these would download theirs)
 TRANSFORMER = ("ud_trf",)
@@ -51,7 +50,7 @@ def _needs_spacy_transformers(config: Path) -> None:
 
 def test_the_shipped_configs():
     assert [c.stem for c in CONFIGS] == ["arc_eager", "biaffine", "joint", "planar", "swap", "top_down", "two_planar",
-                                         "ud", "ud_accurate", "ud_joint", "ud_taggers_first", "ud_trf",
+                                         "ud", "ud_accurate", "ud_taggers_first", "ud_trf",
                                          "spacy_beam_parser",
                                          "spacy_parser", "spacy_parser_cnn", "spacy_parser_small", "ud_spacy_parser"]
 
@@ -169,7 +168,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert doc.has_annotation("DEP") and {t.dep_ for t in doc} <= set(parser.labels) | {"ROOT", "root", "dep"}
     if "spacy_" in config.stem:  # spaCy's parsers: the rest is ours
         return
-    if config.stem in ("ud", "ud_accurate", "ud_joint"):  # the taggers' output too
+    if config.stem in ("ud", "ud_accurate"):  # the taggers' output too
         tagged = nlp(spacy.tokens.Doc(nlp.vocab, words=["jah", "qaþ", "imma", "."]))
         assert tagged.has_annotation("POS") and tagged.has_annotation("TAG") and tagged.has_annotation("MORPH")
     # raw text in, valid UD out: one sentence per line, one root labelled root (a barely
@@ -194,14 +193,14 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     from spacy_planar.eval.official import validate
 
     passed, report = validate(tmp_path / "p.conllu", level=2)
-    if config.stem in ("ud", "ud_accurate", "ud_joint"):
+    if config.stem in ("ud", "ud_accurate"):
         assert passed, report
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
         assert sum("predicts no UPOS" in line for line in r.output.splitlines()) == 1
     # the same with the next best parses and the arc probabilities written (the biaffine: its arcs'
     # probabilities; a k-best list is the transition systems', not a reparse of two parsers')
-    kbest = ["--kbest", "2"] if config.stem not in ("biaffine", "joint", "ud_joint") else []
+    kbest = ["--kbest", "2"] if config.stem not in ("biaffine", "joint", "ud_accurate") else []
     if not kbest:
         r = CliRunner().invoke(app, ["parse", str(tmp_path / "out" / "model-last"), str(text),
                                      str(tmp_path / "k.conllu"), "--kbest", "2"])
@@ -212,7 +211,7 @@ def test_spacy_train_runs(config, small_corpus, tmp_path):
     assert r.exit_code == 0, r.output
     assert "HeadProb=" in (tmp_path / "k.conllu").read_text(encoding="utf-8")
     passed, report = validate(tmp_path / "k.conllu", level=2)
-    if config.stem in ("ud", "ud_accurate", "ud_joint"):
+    if config.stem in ("ud", "ud_accurate"):
         assert passed, report
     else:
         assert not passed and set(re.findall(r"\[L2 \w+ ([\w-]+)\]", report)) == {"unknown-upos"}, report
@@ -504,14 +503,21 @@ def test_bench_train(small_corpus):
     import json
 
     config = [c for c in CONFIGS if c.stem == "swap"][0]
-    r = _run("lab", "bench", "train", small_corpus, f"swap={config}", "--limit", "20", "-e", "1", "--json")
+    r = _run("lab", "bench", "train", small_corpus, f"swap={config}", "--steps", "2", "--warmup", "1", "-r", "2",
+             "--threads", "1", "--profile", "--json")
     assert r.exit_code == 0, r.output
-    rows = json.loads(r.output[r.output.index("{\n"):r.output.rindex("}") + 1])
-    # the first 20 Docs' words, trained on once per timed epoch, the ratio to itself 1
-    words = sum(len(d) for d in list(DocBin().from_disk(small_corpus).get_docs(spacy.blank("xx").vocab))[:20])
-    swap = rows["swap"]
-    assert swap["words"] == words and swap["words_per_s"] == pytest.approx(words / swap["best_s"])
-    assert swap["ratio"] == 1.0
+    out = json.loads(r.output[r.output.index("{\n"):r.output.rindex("}") + 1])
+    # one row per config and thread setting, its best round's words/s, the ratio to itself 1
+    (key, row), = out["rows"].items()
+    assert key == "swap, 1 thread" and row["words"] > 0
+    assert row["words_per_s"] == pytest.approx(row["words"] / row["best_s"]) and row["ratio"] == 1.0
+    # the profile: shares of the whole, the oracle among them (swap's training asks it), and the
+    # components' own time a step, the parser's update and the shared encoder's among them
+    profile = out["profile"]["swap"]
+    assert sum(profile["share"].values()) == pytest.approx(1.0) and profile["share"]["oracle"] > 0
+    assert {"planar_parser.update", "tok2vec.update", "planar_parser.finish_update"} <= set(
+        profile["component_s_per_step"])
+
 
 
 def test_spacy_init_labels(small_corpus, tmp_path):

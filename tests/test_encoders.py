@@ -406,3 +406,64 @@ def bilstm_tok2vec_config(width=32):
                       "rows": [500, 100], "include_static_vectors": False},
             "encode": {"@architectures": "spacy-planar.BiLSTMEncoder.v1", "width": width, "depth": 1,
                        "cnn_depth": 1}}
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["left-to-right", "right-to-left"])
+@pytest.mark.parametrize("drop_connect", [0.0, 0.3])
+def test_torch_lstm_gives_the_thinc_layers_outputs_and_gradients(reverse, drop_connect):
+    """backend = "torch" (model/torch_lstm.py) against the Thinc-ops LSTM for the same weights
+    (and the same DropConnect masks): outputs and the gradients of the inputs, W, U and b to 1e-5,
+    on a batch of unequal lengths with an empty sequence."""
+    pytest.importorskip("torch")
+    from spacy_planar.model.bilstm import lstm
+
+    rng = np.random.default_rng(0)
+    layers = [lstm(5, 3, drop_connect, reverse=reverse, backend=backend) for backend in ("thinc", "torch")]
+    for layer in layers:
+        layer.initialize()
+    for name in ("W", "U", "b"):
+        value = rng.normal(size=layers[0].get_param(name).shape).astype("f") * 0.5
+        for layer in layers:
+            layer.set_param(name, value.copy())
+    Xs = [rng.normal(size=(n, 3)).astype("f") for n in (6, 1, 4, 0, 6, 2)]
+    dYs = [rng.normal(size=(len(X), 5)).astype("f") for X in Xs]
+    outputs = []
+    for layer in layers:
+        np.random.seed(7)  # the same DropConnect masks (NumpyOps draws them from numpy's generator)
+        Ys, backprop = layer(Xs, is_train=True)
+        outputs.append((Ys, backprop(dYs), {name: layer.get_grad(name).copy() for name in ("W", "U", "b")}))
+    (Y1, dX1, g1), (Y2, dX2, g2) = outputs
+    for a, b in [*zip(Y1, Y2), *zip(dX1, dX2), *((g1[k], g2[k]) for k in g1)]:
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert all(np.abs(g1[k]).sum() > 0 for k in g1)
+
+
+def test_torch_backend_loads_the_thinc_backends_weights():
+    """An encoder saved with one backend loads into the other and gives the same vectors: the
+    backend is how the weights run, not what they are."""
+    pytest.importorskip("torch")
+    from spacy_planar.model.bilstm import build_bilstm_encoder
+
+    rng = np.random.default_rng(1)
+    Xs = [rng.normal(size=(n, 8)).astype("f") for n in (5, 8, 0, 3)]
+    thinc_encoder = build_bilstm_encoder(8, depth=2, cnn_depth=1, dropout=0.0)
+    thinc_encoder.initialize(X=Xs)
+    torch_encoder = build_bilstm_encoder(8, depth=2, cnn_depth=1, dropout=0.0, backend="torch")
+    torch_encoder.initialize(X=Xs)
+    torch_encoder.from_bytes(thinc_encoder.to_bytes())
+    for a, b in zip(thinc_encoder.predict(Xs), torch_encoder.predict(Xs)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_bilstm_backend_is_checked(monkeypatch):
+    import sys
+
+    from spacy_planar.errors import UserError
+    from spacy_planar.model.bilstm import build_bilstm_encoder
+
+    with pytest.raises(UserError, match="E166"):
+        build_bilstm_encoder(8, backend="cuda")
+    monkeypatch.setitem(sys.modules, "torch", None)  # as where PyTorch is not installed
+    encoder = build_bilstm_encoder(8, depth=1, cnn_depth=0, backend="torch")
+    with pytest.raises(UserError, match=r"E165.*spacy-planar\[torch\]"):
+        encoder.initialize(X=[np.zeros((3, 8), dtype="f")])

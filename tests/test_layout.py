@@ -177,3 +177,16 @@ def test_every_user_error_is_raised_with_its_code():
     assert built == []
     codes = [name for name in vars(Errors) if name[:1] == "E" and name[1:].isdigit()]
     assert len(codes) > 100 and all(getattr(Errors, name).code == name for name in codes)
+
+
+def test_a_plain_install_pulls_no_torch():
+    """PyTorch (and spacy-transformers, which brings it) only by an extra: [torch], [trf]."""
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    reqs = [Requirement(r) for r in requires("spacy-planar")]
+    plain = {r.name for r in reqs if r.marker is None}
+    assert {"spacy", "thinc", "numpy", "conllu"} <= plain
+    assert not plain & {"torch", "spacy-transformers"}
+    assert any(r.name == "torch" and r.marker.evaluate({"extra": "torch"}) for r in reqs)

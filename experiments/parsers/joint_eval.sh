@@ -1,6 +1,6 @@
 #!/bin/bash
-# joint_eval.sh TREEBANK SEED: after train.sh's runs NAME=ae (configs/ud_accurate.cfg), bia (init-config
-# biaffine --tagging --accurate) and joint (configs/ud_joint.cfg) of that seed: the joint pipeline's
+# joint_eval.sh TREEBANK SEED: after train.sh's runs NAME=ae (init-config arc_eager --tagging --accurate), bia (init-config
+# biaffine --tagging --accurate) and joint (configs/ud_accurate.cfg) of that seed: the joint pipeline's
 # ways of deciding and its parsers' own trees (joint_votes.py), and the two pipelines reparsed as
 # `parse AE DEV OUT --ensemble BIA` does (a beam of 8): LAB/runs/TREEBANK/{joint/sSEED/votes,pair/sSEED}.
 set -euo pipefail

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from spacy_planar.eval.official import conll18_scores
 
-ARMS = {"arc-eager (ud_accurate.cfg)": "ae/s{}/dev.conllu", "biaffine (init-config biaffine --accurate)":
+ARMS = {"arc-eager (init-config arc_eager --accurate)": "ae/s{}/dev.conllu", "biaffine (init-config biaffine --accurate)":
         "bia/s{}/dev.conllu", "the two reparsed (parse AE --ensemble BIA, beam 8)": "pair/s{}/dev.conllu",
         "joint: arc-eager's moves vote (shipped)": "joint/s{}/votes/moves.conllu",
         "joint: arc-eager's tree votes": "joint/s{}/votes/tree.conllu",

@@ -44,6 +44,7 @@ def anchor_config_text(anchor: str, variant: Variant, lang: str = LANG) -> str:
         _with_taggers(config, base, raw_text=not own)
     if own:
         spacys_own(config)
+    config["training"]["optimizer"]["@optimizers"] = "Adam.v1"  # spaCy's optimizer: Thinc's (ours steps as it)
     parts = " and ".join([f"lab/spacy_planar_lab/partials/{name}.partial.cfg" for name in names]
                          + [f"spacy_planar/partials/{name}.partial.cfg" for name in extra])
     flags = variant.flags() + (f" --lang {lang}" if lang != LANG else "")

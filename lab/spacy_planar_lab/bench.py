@@ -241,45 +241,6 @@ def _time_parse(nlp, docs, batch_size: int = BATCH_SIZE) -> float:
     return time.perf_counter() - t
 
 
-@bench_app.command("train")
-def bench_train(
-    train_path: Path = typer.Argument(..., help="Training DocBin (.spacy)"),
-    configs: List[str] = typer.Argument(..., help="NAME=CONFIG pairs; the first is the baseline"),
-    limit: int = typer.Option(1000, "--limit", help="Training Docs used"),
-    epochs: int = typer.Option(3, "--epochs", "-e", help="Timed epochs (repeats)"),
-    as_json: bool = flag(False, "--json"),
-) -> None:
-    """Training throughput of configs, side by side in one run.
-
-    Training throughput (words/s of nlp.update over the same Docs and
-    batches) of each config, side by side; epochs go round the configs in
-    turn. The first epoch of ours includes the oracle (then cached)."""
-    import random
-
-    from spacy.training import Corpus
-    from spacy.training.initialize import init_nlp
-    from spacy.util import load_config, minibatch
-
-    setups = []
-    for name, path in _pipelines(configs):
-        config = load_config(path, overrides={"paths.train": str(train_path), "paths.dev": str(train_path)},
-                             interpolate=False)
-        nlp = init_nlp(config)
-        examples = list(Corpus(train_path, gold_preproc=True, limit=limit)(nlp))
-        setups.append((name, nlp, examples, nlp.create_optimizer()))
-    words = sum(len(eg.reference) for eg in setups[0][2])
-    seconds: Dict[str, List[float]] = {name: [] for name, *_ in setups}
-    for epoch in range(epochs):
-        for name, nlp, examples, sgd in setups:
-            batches = list(minibatch(random.Random(epoch).sample(examples, len(examples)), 64))
-            t = time.perf_counter()
-            for batch in batches:
-                nlp.update(batch, sgd=sgd, drop=0.1)
-            seconds[name].append(time.perf_counter() - t)
-    rows = {name: summary(words, s) for name, s in seconds.items()}
-    report(rows, as_json, f"training speed, {train_path}", baseline=setups[0][0])
-
-
 def repeated_corpus(source: Path, words: int, n_files: int, folder: Path) -> Tuple[Path, Path, int]:
     """The sentences of a CoNLL-U file repeated until at least ``words``
     words, cut into ``n_files`` files of ``folder/corpus`` and written whole

@@ -36,10 +36,12 @@ from thinc.api import (
     residual,
     with_array,
 )
-from thinc.types import Floats2d, Ints1d
+from thinc.types import Floats2d
 
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.model import _lstm
+from spacy_planar.model.packed import DROP_CONNECT, packed_order
+from spacy_planar.model.torch_lstm import torch_lstm_forward
 
 
 # On the CPU a step's gates run in ``_lstm``'s C loop up to this many cells (sequences x units) forward,
@@ -48,13 +50,14 @@ from spacy_planar.model import _lstm
 # thread (docs/decisions.md, 2026-12-04). Parsing a batch of 1,000 Docs is mostly numpy's; training, C's.
 C_CELLS_FORWARD, C_CELLS_BACKWARD = 1024, 8192
 
-# the LSTMs' DropConnect rate, under a name of its own: spaCy's ``set_dropout_rate`` sets ``dropout_rate``
-DROP_CONNECT = "drop_connect"
+BACKENDS = ("thinc", "torch")  # what runs the LSTM: this module's Thinc ops, or torch_lstm.py
+
 
 
 @registry.architectures("spacy-planar.BiLSTMEncoder.v1")
 def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_depth: int = 2,
-                         window_size: int = 1, maxout_pieces: int = 3) -> Model[List[Floats2d], List[Floats2d]]:
+                         window_size: int = 1, maxout_pieces: int = 3,
+                         backend: str = "thinc") -> Model[List[Floats2d], List[Floats2d]]:
     """List of [words, width] -> list of [words, width]: ``cnn_depth``
     window-CNN layers (none with 0), then ``x + BiLSTM(x)`` (``depth``
     layers, ``width // 2`` units each way), layer-normalised.
@@ -63,10 +66,16 @@ def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_d
     shipped configs give ``${training.dropout}``). It is kept apart from
     the ``dropout_rate`` that spaCy's components set on every layer at each
     update, which once overwrote it without a word (docs/decisions.md,
-    2026-11-27); the window CNN's layers, spaCy's own, still take that."""
+    2026-11-27); the window CNN's layers, spaCy's own, still take that.
+
+    ``backend``: "thinc" (this module's LSTM, a step of Thinc ops per time step) or "torch"
+    (``torch_lstm.py``: PyTorch's fused kernel over the same weights, for a GPU; needs the
+    ``[torch]`` extra). Saved weights are the same either way."""
     if width % 2:
         raise UserError(Errors.E128.format(width=width))
-    layers = [bidirectional(width, width, dropout) for _ in range(depth)]
+    if backend not in BACKENDS:
+        raise UserError(Errors.E166.format(backend=backend))
+    layers = [bidirectional(width, width, dropout, backend) for _ in range(depth)]
     encoder: Model = chain(residual(chain(*layers) if depth > 1 else layers[0]), with_array(LayerNorm(nI=width)))
     if cnn_depth:
         cnn = MaxoutWindowEncoder(width=width, window_size=window_size, maxout_pieces=maxout_pieces, depth=cnn_depth)
@@ -76,10 +85,11 @@ def build_bilstm_encoder(width: int, depth: int = 1, dropout: float = 0.1, cnn_d
     return encoder
 
 
-def bidirectional(nO: int, nI: int, dropout: float) -> Model[List[Floats2d], List[Floats2d]]:
+def bidirectional(nO: int, nI: int, dropout: float, backend: str = "thinc") -> Model[List[Floats2d], List[Floats2d]]:
     """One BiLSTM layer: an LSTM left to right and one right to left,
     ``nO // 2`` units each, concatenated."""
-    return concatenate(lstm(nO // 2, nI, dropout), reversed_sequences(lstm(nO // 2, nI, dropout, reverse=True)))
+    return concatenate(lstm(nO // 2, nI, dropout, backend=backend),
+                       reversed_sequences(lstm(nO // 2, nI, dropout, reverse=True, backend=backend)))
 
 
 def reversed_sequences(layer: Model[List[Floats2d], List[Floats2d]]) -> Model[List[Floats2d], List[Floats2d]]:
@@ -94,13 +104,15 @@ def reversed_sequences(layer: Model[List[Floats2d], List[Floats2d]]) -> Model[Li
                  init=lambda model, X=None, Y=None: model.layers[0].initialize())
 
 
-def lstm(nO: int, nI: int, dropout: float, reverse: bool = False) -> Model[List[Floats2d], List[Floats2d]]:
+def lstm(nO: int, nI: int, dropout: float, reverse: bool = False,
+         backend: str = "thinc") -> Model[List[Floats2d], List[Floats2d]]:
     """An LSTM, [words, nI] -> [words, nO] per sequence, left to right (or
     right to left with ``reverse``): gates i, f, o and the candidate z from
     ``W x + U h + b`` (the forget gate's bias starts at 1), ``c = f c' + i
     z``, ``h = o tanh(c)``, from zero states; DropConnect ``dropout`` on W
-    and U while training."""
-    return Model("lstm", lstm_forward, dims={"nO": nO, "nI": nI}, attrs={DROP_CONNECT: dropout, "reverse": reverse},
+    and U while training; ``backend`` as ``build_bilstm_encoder``'s."""
+    return Model("lstm", lstm_forward, dims={"nO": nO, "nI": nI},
+                 attrs={DROP_CONNECT: dropout, "reverse": reverse, "backend": backend},
                  params={"W": None, "U": None, "b": None}, init=lstm_init)
 
 
@@ -113,39 +125,14 @@ def lstm_init(model: Model, X=None, Y=None) -> None:
     model.set_param("b", b)
 
 
-def packed_order(xp, lengths: numpy.ndarray, reverse: bool) -> Tuple[List[int], Ints1d, Ints1d]:
-    """The batch's words in time-major packed order (PyTorch's
-    PackedSequence): step t holds the ``sizes[t]`` sequences longer than t,
-    longest first, so a step's rows are contiguous and the sequences still
-    running at step t + 1 are the first of step t's. Returns the sizes,
-    ``order`` (packed row -> row of the flattened batch; with ``reverse``
-    step t is each sequence's t-th word from its end) and ``previous``
-    (each packed row of step t > 0 -> the packed row of the same sequence
-    at step t - 1)."""
-    lengths = numpy.asarray(lengths, dtype="int64")
-    rank = numpy.empty(len(lengths), dtype="int64")
-    rank[numpy.argsort(-lengths, kind="stable")] = numpy.arange(len(lengths))
-    seq = numpy.repeat(numpy.arange(len(lengths)), lengths)
-    starts = numpy.cumsum(lengths) - lengths
-    step = numpy.arange(len(seq)) - starts[seq]
-    if reverse:
-        step = lengths[seq] - 1 - step
-    packed = numpy.argsort(step * len(lengths) + rank[seq], kind="stable")  # packed row -> flat row
-    sizes = numpy.bincount(step, minlength=int(lengths.max(initial=0))).tolist()
-    offsets = numpy.cumsum([0] + sizes)
-    previous = numpy.concatenate([offsets[t - 1] + numpy.arange(n) for t, n in enumerate(sizes) if t]
-                                 or [numpy.zeros(0, dtype="int64")])
-    return sizes, xp.asarray(packed), xp.asarray(previous)
-
-
 def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List[Floats2d], Callable]:
-    """The batch's words in packed order (``packed_order``: no padding),
-    the input projection of every word in one matrix product, then a step
-    per time step: U's product, then the gates (``_lstm``'s C loop on
-    NumpyOps for a step of at most ``C_CELLS_FORWARD`` cells, ``step_forward``
-    elsewhere). The backward pass steps back
-    through the saved activations and cells; W's and U's gradients and the
-    inputs' are one product each over the whole batch."""
+    """The batch in packed order (no padding), every word's input projection in one product, then
+    a step per time step: U's product, then the gates (``_lstm``'s C loop on NumpyOps for a step of
+    at most ``C_CELLS_FORWARD`` cells, ``step_forward`` elsewhere). The backward pass steps back
+    through the saved activations and cells; W's, U's and the inputs' gradients are one product
+    each over the batch. The "torch" backend: ``torch_lstm.torch_lstm_forward``."""
+    if model.attrs.get("backend") == "torch":
+        return torch_lstm_forward(model, Xs, is_train)
     ops, xp = model.ops, model.ops.xp
     nO, nI = model.get_dim("nO"), model.get_dim("nI")
     lengths = [len(X) for X in Xs]
