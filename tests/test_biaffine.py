@@ -82,13 +82,19 @@ def _numeric(f, x, eps=1e-2):
     return out
 
 
-@pytest.mark.parametrize("positional,taught", [(0, False), (3, False), (0, True)])
-def test_the_biaffines_gradients_are_the_losss(positional, taught, monkeypatch):
+@pytest.mark.parametrize("positional,taught,chunked", [(0, False, False), (3, False, False), (0, True, False),
+                                                      (0, False, True)])
+def test_the_biaffines_gradients_are_the_losss(positional, taught, chunked, monkeypatch):
     """``graph.training_loss``'s gradients (of the MLP's output and of every biaffine parameter,
     the positional scorers' with ``positional_width``; with ``taught``, the first sentence's arcs
     towards a teacher's distributions) against central differences of its loss, in float64 around
     float32 values. The positional prior enters the arc scores detached (as Stanza's does), so the
-    differences hold it at its value at the point."""
+    differences hold it at its value at the point. ``chunked``: the label scorer's products two
+    arcs at a time (``LABEL_CHUNK_FLOATS``)."""
+    from spacy_planar.model import biaffine
+
+    if chunked:
+        monkeypatch.setattr(biaffine, "LABEL_CHUNK_FLOATS", 2 * 3 * 4)  # two arcs of 3 labels x width 4
     rng = np.random.default_rng(0)
     model, Z, names = _scorer(rng, positional)
     sentences = [(0, [2, 0, 2, 3], [1, -1, 0, 2]), (4, [0, 1, 1, 2, 4], [-1, 2, 1, 0, 0])]

@@ -28,6 +28,9 @@ from thinc.types import Floats2d, Floats3d, Ints1d, Ints2d
 
 BIAFFINE_PARAMS = ("Ua", "ua", "ra", "Ul", "Wl", "bl")
 POSITIONAL_PARAMS = ("Plin", "Pdist")  # Stanza's linearization and distance scorers
+# the label scorer's bilinear products held at once, pairs x labels x width floats (32 MB): a batch's arcs in
+# chunks of this many, forward and backward (LABEL_CHUNK_FLOATS // (labels x width) pairs each)
+LABEL_CHUNK_FLOATS = 1 << 23
 # a fixed dropout's rate, under a name of its own: spaCy's components set ``dropout_rate`` on every layer
 FIXED_RATE = "fixed_rate"
 
@@ -251,27 +254,33 @@ class GraphScorer:
 
     def labels(self, deps: Ints1d, heads: Ints1d) -> Tuple[Floats2d, Callable]:
         """s_label (pairs, labels) of the arcs heads[k] -> deps[k] between words (rows of ``Z``;
-        an arc from the root has the root's label, never scored)."""
+        an arc from the root has the root's label, never scored). The bilinear term's (pairs,
+        labels, width) products run ``label_chunks`` at a time, forward and backward, so a batch's
+        memory is its scores', not labels x width times more (270 labels on Latin)."""
         ops, xp, p = self.ops, self.ops.xp, self._params()
         deps, heads = ops.asarray(deps), ops.asarray(heads)
         L, b = p["Ul"].shape[:2]
         Ld = self.Z[deps][:, self.blocks[2]]
         Lh = self.Z[heads][:, self.blocks[3]]
         U = p["Ul"].transpose(1, 0, 2).reshape(b, L * b)  # (b, L b): U[x, (l, y)] = Ul[l, x, y]
-        A = (Ld @ U).reshape(-1, L, b)
         pair = xp.concatenate([Ld, Lh], axis=1)
-        S = xp.matmul(A, Lh[:, :, None])[:, :, 0] + pair @ p["Wl"].T + p["bl"]  # no (pairs, L, b) product
+        S = pair @ p["Wl"].T + p["bl"]
+        chunks = label_chunks(len(Ld), L * b)
+        for at in chunks:
+            S[at] += xp.matmul((Ld[at] @ U).reshape(-1, L, b), Lh[at][:, :, None])[:, :, 0]
 
         def backprop(dS: Floats2d) -> Floats2d:
             dS = xp.ascontiguousarray(dS, dtype="float32")
-            M = dS.shape[0]
-            dA = dS[:, :, None] * Lh[:, None, :]  # (M, L, b)
-            dLh = (dS[:, :, None] * A).sum(axis=1) + dS @ p["Wl"][:, b:]
-            dU = Ld.T @ dA.reshape(M, L * b)  # (b, L b)
+            dLd, dLh = dS @ p["Wl"][:, :b], dS @ p["Wl"][:, b:]
+            dU = ops.alloc2f(b, L * b)
+            for at in chunks:
+                dA = (dS[at][:, :, None] * Lh[at][:, None, :]).reshape(-1, L * b)  # (chunk, L b)
+                dLh[at] += (dS[at][:, :, None] * (Ld[at] @ U).reshape(-1, L, b)).sum(axis=1)
+                dU += Ld[at].T @ dA
+                dLd[at] += dA @ U.T
             self.model.inc_grad("Ul", dU.reshape(b, L, b).transpose(1, 0, 2))
             self.model.inc_grad("Wl", dS.T @ pair)
             self.model.inc_grad("bl", dS.sum(axis=0))
-            dLd = dA.reshape(M, L * b) @ U.T + dS @ p["Wl"][:, :b]
             dZ = ops.alloc2f(*self.Z.shape)
             dZ[:, self.blocks[2]] = _scatter_rows(ops, self.Z.shape[0], deps, dLd)
             dZ[:, self.blocks[3]] = _scatter_rows(ops, self.Z.shape[0], heads, dLh)
@@ -290,6 +299,12 @@ class GraphScorer:
             d = (d * mask).reshape(flat.shape[0], -1)
             dZ[:, self.blocks[block]] = _scatter_rows(self.ops, self.Z.shape[0], flat, d)
         return dZ
+
+
+def label_chunks(pairs: int, floats_per_pair: int) -> List[slice]:
+    """The pairs' slices of at most ``LABEL_CHUNK_FLOATS`` floats of (pairs, labels, width) each."""
+    step = max(1, LABEL_CHUNK_FLOATS // max(floats_per_pair, 1))
+    return [slice(at, min(at + step, pairs)) for at in range(0, pairs, step)]
 
 
 def _pairwise(xp, D: Floats3d, H: Floats3d, P: Floats2d) -> Tuple[Floats3d, Callable]:

@@ -21,6 +21,10 @@ from thinc.types import Floats2d, Ragged
 
 from spacy_planar.io.conllu.docs import TREEBANK_KEY
 
+# the forms a word encoder's cache holds at most (``cached_rows``; static_vectors.py's too): emptied when a
+# batch would pass it, so parsing millions of words keeps memory flat (about 60 MB of character codes)
+CACHE_LIMIT = 200_000
+
 # (Docs, is_train, ops) -> a Ragged of the batch's words' keys, a length per word
 Inputs = Callable[[List[Doc], bool, Ops], Ragged]
 
@@ -32,8 +36,10 @@ def cached_rows(keys: numpy.ndarray, cache: Dict[int, numpy.ndarray], compute: C
     (``cache[key]``, ``compute(key)`` the first time), and the mask [words,
     lead + longest] of the columns each word uses (its lead ones included).
     ``rows[mask]`` are the keys word after word, ``mask.sum(1)`` their
-    counts."""
+    counts. The cache holds at most ``CACHE_LIMIT`` keys (emptied when a batch would pass it)."""
     uniq, inverse = numpy.unique(keys, return_inverse=True)
+    if len(cache) + len(uniq) > CACHE_LIMIT:  # bounded: a corpus of millions of forms parses in flat memory
+        cache.clear()
     for key in uniq.tolist():
         if key not in cache:
             cache[key] = compute(key)

@@ -24,9 +24,7 @@ from thinc.util import to_numpy
 
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.raw_text import nfc
-from spacy_planar.model.per_word import doc_arrays
-
-CACHE_LIMIT = 200_000
+from spacy_planar.model.per_word import CACHE_LIMIT, doc_arrays
 
 
 def has_vectors(vocab) -> bool:

@@ -25,6 +25,10 @@ from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.state import INT
 from spacy_planar.trees.algorithms import is_projective
 
+# the oracle cache's bound, bytes of its arrays: a training set's steps are kept across epochs up to this much
+# (a 45,000-sentence set of 270 labels is about 0.7 GB), then the cache is emptied and filled again
+CACHE_BYTES = 2 << 30
+
 # feature tokens, label features, targets, valid actions, more model inputs (top-down: its arc scorer's)
 Steps = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]
 
@@ -38,10 +42,12 @@ class Trainer(GoldTrees):
         # keyed by the Doc's words and gold trees themselves (not a hash of them: no collision can reuse steps)
         self.cache: Dict[Tuple, List[Tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
         self.projective: Dict[Tuple[int, ...], bool] = {}
+        self.cached_bytes = 0
 
     def clear(self) -> None:
         """Forget the cached transitions (the labels or the system changed)."""
         self.cache.clear()
+        self.cached_bytes = 0
 
     def is_projective(self, heads: Sequence[int]) -> bool:
         """``trees.is_projective``, remembered per gold tree across epochs."""
@@ -91,6 +97,10 @@ class Trainer(GoldTrees):
             f, l, acts, v, rec = (x[a:b] for x in arrays)
             out[k].append((start, f.astype(np.int32), l.astype(np.int32), acts.astype(INT), v.astype(bool),
                            rec.astype(np.int32)))
+        added = sum(x.nbytes for k in {k for k, *_ in todo} for unit in out[k] for x in unit[1:])
+        if self.cached_bytes + added > CACHE_BYTES:  # bounded (CACHE_BYTES): start again
+            self.clear()
+        self.cached_bytes += added
         for (k, _, _, key) in todo:
             self.cache[key] = out[k]
 
