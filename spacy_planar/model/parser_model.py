@@ -18,7 +18,7 @@ from typing import Callable, List, Optional, Tuple
 import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, Linear, Model, glorot_uniform_init, zero_init
+from thinc.api import Dropout, Linear, Model, NumpyOps, glorot_uniform_init, zero_init
 from thinc.types import Floats2d, Floats3d, Ints2d
 
 from spacy_planar.model import _hidden
@@ -136,11 +136,11 @@ def labels_forward(model: Model, lab_ids: Ints2d, is_train: bool) -> Tuple[Float
     nL, nV, nO = E.shape
     xp = model.ops.xp
     rows = xp.where(lab_ids < 0, nV - 1, lab_ids)
-    if xp is numpy:  # one take per slot, summed in place
+    if isinstance(model.ops, NumpyOps):  # one take per slot, summed in place
         out = model.ops.alloc2f(lab_ids.shape[0], nO)
         for l in range(nL):
             out += E[l].take(rows[:, l], axis=0)
-    else:  # on a GPU one gather and one sum, not a kernel per slot
+    else:  # on a GPU (any other Ops) one gather and one sum, not a kernel per slot
         out = E.reshape((nL * nV, nO)).take((rows + xp.arange(nL)[None, :] * nV).ravel(), axis=0)
         out = out.reshape((lab_ids.shape[0], nL, nO)).sum(axis=1)
 
@@ -180,13 +180,13 @@ def gather_hidden(ops, table: Floats3d, b, ids: Ints2d):
     """Sum over feature slots of the table rows of each state's tokens
     (ids[s, f] = token row, -1 for absent -> the padding row) plus the bias.
     The table is read as (rows x slots, width): one ``take`` per slot on the
-    CPU, one ``take`` of them all and a sum on a GPU (a kernel per slot
+    CPU (NumpyOps), one ``take`` of them all and a sum elsewhere (a GPU) (a kernel per slot
     costs more there than the memory). Returns the sums and the flat rows
     used (for the backward pass)."""
     n_rows, nF, width = table.shape
     flat = table.reshape((n_rows * nF, width))
     rows = ops.xp.where(ids < 0, n_rows - 1, ids) * nF + ops.xp.arange(nF)[None, :]
-    if ops.xp is numpy:
+    if isinstance(ops, NumpyOps):
         hidden = flat.take(rows[:, 0], axis=0)
         for f in range(1, nF):
             hidden += flat.take(rows[:, f], axis=0)
@@ -237,7 +237,7 @@ class StateScorer:
             self.arc_tables = dict(arc_tables, Wq_T=model.ops.xp.ascontiguousarray(arc_tables["Wq"].T))
 
     def __call__(self, ids: Ints2d, lab_ids: Ints2d, arcs: Optional[Ints2d] = None) -> Floats2d:
-        if self.model.ops.xp is not numpy:  # GPU: the training forward without dropout
+        if not isinstance(self.model.ops, NumpyOps):  # GPU (any other Ops): the training forward, no dropout
             return states_forward(self.model, self.table, ids, lab_ids, is_train=False,
                                   arc_tables=self.arc_tables, arcs=arcs)[0]
         # CPU: gather, sum and maxout in one C loop (which reads 64-bit ids: the static oracle caches 32-bit ones)
