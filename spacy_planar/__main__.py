@@ -24,14 +24,27 @@ class PlainText:
         return getattr(self._stream, name)
 
 
-# no colour codes where the output is not a terminal (a pipe, a file, a log) or NO_COLOR asks
-# (no-color.org): wasabi reads this when its printers are made, on import; what it colours anyway
-# is taken out on the way (PlainText)
-if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+def plain_streams() -> None:
+    """No colour codes where the output is not a terminal (a pipe, a file, a log) or NO_COLOR asks
+    (no-color.org): the command line's streams take out what wasabi colours anyway (``PlainText``;
+    its dividers are always bold). Called by ``main``, not on import: importing this module (``app``
+    in a test or a notebook) replaces no stream."""
+    if plain(sys.stdout) and not isinstance(sys.stdout, PlainText):
+        sys.stdout = PlainText(sys.stdout)
+    if plain(sys.stderr) and not isinstance(sys.stderr, PlainText):
+        sys.stderr = PlainText(sys.stderr)
+
+
+def plain(stream) -> bool:
+    """Whether ``stream`` gets no colour: NO_COLOR is set or it is not a terminal."""
+    return bool(os.environ.get("NO_COLOR")) or not stream.isatty()
+
+
+# wasabi reads ANSI_COLORS_DISABLED when a printer is made, on import (the ones of spaCy and of
+# this package), and wraps its lines counting the colour codes: set before those imports where the
+# output is plain, so that lines wrap as they read; an environment variable, no stream replaced
+if plain(sys.stdout):
     os.environ.setdefault("ANSI_COLORS_DISABLED", "1")
-    sys.stdout = PlainText(sys.stdout)
-if os.environ.get("NO_COLOR") or not sys.stderr.isatty():
-    sys.stderr = PlainText(sys.stderr)
 
 import typer  # noqa: E402
 
@@ -48,6 +61,7 @@ def main() -> None:
     """Run the app. Bad input exits 1 with one line (``_app.OneLineErrors``),
     a usage error 2 with the usage (click's convention), and an internal
     error 2 with its traceback."""
+    plain_streams()
     signal.signal(signal.SIGTERM, interrupted)
     try:
         app()

@@ -85,6 +85,16 @@ def test_sigterm_stops_training_as_ctrl_c_does(tmp_path):
     assert "\x1b[" not in "".join(seen) + rest and any("=== Initializing pipeline ===" in line for line in seen)
 
 
+def test_importing_the_command_line_leaves_the_streams_as_they_are():
+    """Only running the command line (``main``) takes colour codes out of a piped output: importing
+    ``spacy_planar.__main__`` (its ``app`` in a test or a notebook) replaces no stream."""
+    code = ("import sys; out, err = sys.stdout, sys.stderr; import spacy_planar.__main__ as m; "
+            "print(sys.stdout is out and sys.stderr is err); m.plain_streams(); print(type(sys.stdout).__name__)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["True", "PlainText"]
+
+
 def test_piped_parse_writes_no_colour_and_no_temporary_path(tmp_path):
     model = small_parser(tmp_path / "model", 20, epochs=1)
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "ANSI_COLORS_DISABLED")}

@@ -46,7 +46,7 @@ def train(
     --target-epochs epochs on the target alone into OUTPUT. A config that
     freezes components it builds from a factory (``init-config --tagging
     --taggers-first``) is trained in two stages."""
-    from spacy.cli._util import parse_config_overrides, setup_gpu
+    from spacy.cli._util import parse_config_overrides
 
     overrides = parse_config_overrides(several_treebanks(ctx.args))
     config = read_config(config_path)
@@ -64,7 +64,6 @@ def train(
     overrides.update(language)
     if teachers:
         config_path = with_teachers(config, teachers, teacher_weight, output_path)
-    setup_gpu(gpu_id)
     start = time.perf_counter()
     try:
         several = bool(setting(config, overrides, "paths", "treebanks"))
