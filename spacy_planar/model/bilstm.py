@@ -40,7 +40,7 @@ from thinc.types import Floats2d
 
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.model import _lstm
-from spacy_planar.model.packed import DROP_CONNECT, packed_order
+from spacy_planar.model.packed import DROP_CONNECT, empty_batch, lstm_weights, packed_order
 from spacy_planar.model.torch_lstm import torch_lstm_forward
 
 
@@ -137,12 +137,8 @@ def lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tuple[List
     nO, nI = model.get_dim("nO"), model.get_dim("nI")
     lengths = [len(X) for X in Xs]
     if not sum(lengths):
-        return [ops.alloc2f(0, nO) for _ in Xs], lambda dYs: [ops.alloc2f(0, nI) for _ in Xs]
-    W, U, b = (model.get_param(name) for name in ("W", "U", "b"))
-    rate = model.attrs[DROP_CONNECT] if is_train else 0.0
-    masks = [ops.get_dropout_mask(P.shape, rate) for P in (W, U)] if rate else None
-    if masks is not None:
-        W, U = W * masks[0], U * masks[1]
+        return empty_batch(model, Xs)
+    W, U, b, masks = lstm_weights(model, is_train)
     # the C loop's steps: those of few cells on the CPU (C_CELLS_FORWARD, C_CELLS_BACKWARD), none on a GPU
     c_forward, c_backward = (C_CELLS_FORWARD // nO, C_CELLS_BACKWARD // nO) if isinstance(ops, NumpyOps) else (0, 0)
     sizes, order, previous = packed_order(xp, numpy.asarray(lengths), model.attrs.get("reverse", False))

@@ -17,7 +17,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.model.packed import DROP_CONNECT, packed_order
+from spacy_planar.model.packed import empty_batch, lstm_weights, packed_order
 
 
 def torch_gate_order(xp, nO: int):
@@ -44,12 +44,8 @@ def torch_lstm_forward(model: Model, Xs: List[Floats2d], is_train: bool) -> Tupl
     nO, nI = model.get_dim("nO"), model.get_dim("nI")
     lengths = [len(X) for X in Xs]
     if not sum(lengths):
-        return [ops.alloc2f(0, nO) for _ in Xs], lambda dYs: [ops.alloc2f(0, nI) for _ in Xs]
-    W, U, b = (model.get_param(name) for name in ("W", "U", "b"))
-    rate = model.attrs[DROP_CONNECT] if is_train else 0.0
-    masks = [ops.get_dropout_mask(P.shape, rate) for P in (W, U)] if rate else None
-    if masks is not None:
-        W, U = W * masks[0], U * masks[1]
+        return empty_batch(model, Xs)
+    W, U, b, masks = lstm_weights(model, is_train)
     sizes, order, _previous = packed_order(xp, numpy.asarray(lengths), model.attrs.get("reverse", False))
     rows = torch_gate_order(xp, nO)
     weights = [xp2torch(xp.ascontiguousarray(P[rows]), requires_grad=is_train) for P in (W, U, b)]
