@@ -10,6 +10,18 @@ from spacy_planar.parser.systems.base import TransitionSystem
 from spacy_planar.parser.systems.state import INT, LEFT, REDUCE, RIGHT, SHIFT, SWAP, SWITCH, States
 
 
+def central_differences(f, A, eps: float = 1e-2) -> np.ndarray:
+    """The gradient of the scalar ``f`` at the array ``A`` by central differences, entry by entry:
+    what the models' backward passes are checked against."""
+    out = np.zeros(A.shape)
+    for idx in np.ndindex(*A.shape):
+        up, down = A.copy(), A.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        out[idx] = (f(up) - f(down)) / (2 * eps)
+    return out
+
+
 def dominates(heads, a, d):
     while d != 0:
         if d == a:

@@ -15,6 +15,7 @@ from spacy.training import Example
 from thinc.api import Model
 
 from conftest import shortest_docs
+from reference import central_differences
 from spacy_planar.io.doc_trees import span_tree
 from spacy_planar.model.biaffine import (BIAFFINE_PARAMS, POSITIONAL_PARAMS, GraphScorer, _biaffine_init,
                                          biaffine_forward)
@@ -72,16 +73,6 @@ def _scorer(rng, positional: int = 0):
     return model, rng.normal(size=(9, 2 * a + 2 * b + 4 * positional)), names
 
 
-def _numeric(f, x, eps=1e-2):
-    out = np.zeros(x.shape)
-    for idx in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[idx] += eps
-        down[idx] -= eps
-        out[idx] = (f(up) - f(down)) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("positional,taught,chunked", [(0, False, False), (3, False, False), (0, True, False),
                                                       (0, False, True)])
 def test_the_biaffines_gradients_are_the_losss(positional, taught, chunked, monkeypatch):
@@ -115,7 +106,7 @@ def test_the_biaffines_gradients_are_the_losss(positional, taught, chunked, monk
         loss(Z)
         monkeypatch.setattr(graph, "positional_prior", lambda *a: priors[0])
         assert np.abs(priors[0]).max() > 0.1  # the prior takes part in the scores
-    assert np.abs(_numeric(lambda z: loss(z)[1], Z) - dZ).max() < 2e-3
+    assert np.abs(central_differences(lambda z: loss(z)[1], Z) - dZ).max() < 2e-3
     for name in names:
         value = model.get_param(name).copy()
 
@@ -123,7 +114,7 @@ def test_the_biaffines_gradients_are_the_losss(positional, taught, chunked, monk
             model.set_param(name, p.astype("float32"))
             return loss(Z)[1]
 
-        expected = _numeric(at, value.astype(np.float64))
+        expected = central_differences(at, value.astype(np.float64))
         model.set_param(name, value)
         assert np.abs(expected - grads[name]).max() < 2e-3, name
         assert np.abs(expected).max() > 0.01, name  # every parameter takes part

@@ -4,6 +4,7 @@ layer and output (states_forward), the parts' layer folded in (labels_apart); on
 Thinc's generic Ops (what CupyOps inherits: the branches a GPU runs), whose scores are NumpyOps'."""
 import numpy as np
 import pytest
+from reference import central_differences
 from thinc.api import NumpyOps, Ops
 
 from spacy_planar.model.parser_model import build_planar_parser_model, lower_forward, output_weights, states_forward
@@ -58,22 +59,13 @@ def _loss(model, X):
     return float((scores.astype("float64") * R).sum()), lambda: bp_lower(bp_states(R))
 
 
-def _numeric(f, A, eps=1e-2):
-    out = np.zeros(A.shape)
-    for idx in np.ndindex(*A.shape):
-        up, down = A.copy(), A.copy()
-        up[idx] += eps
-        down[idx] -= eps
-        out[idx] = (f(up) - f(down)) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("ops", [NumpyOps(), Ops()], ids=["numpy", "generic"])
 @pytest.mark.parametrize("pieces,labels_apart", [(1, False), (2, False), (2, True)])
 def test_the_parser_models_gradients_are_its_scores(ops, pieces, labels_apart):
     model = _model(ops, pieces, labels_apart)
     dX = _loss(model, X)[1]()
-    np.testing.assert_allclose(dX, _numeric(lambda A: _loss(model, A.astype("float32"))[0], X), rtol=2e-2, atol=2e-2)
+    expected = central_differences(lambda A: _loss(model, A.astype("float32"))[0], X)
+    np.testing.assert_allclose(dX, expected, rtol=2e-2, atol=2e-2)
     for ref, names in PARAMS.items():
         if not model.has_ref(ref):
             continue
@@ -87,7 +79,7 @@ def test_the_parser_models_gradients_are_its_scores(ops, pieces, labels_apart):
                 layer.set_param(name, value)
                 return out
 
-            expected = _numeric(at, value)
+            expected = central_differences(at, value)
             np.testing.assert_allclose(layer.get_grad(name), expected, rtol=2e-2, atol=2e-2, err_msg=f"{ref}.{name}")
             assert np.abs(expected).max() > 1e-2, f"{ref}.{name}"  # it takes part in these states' scores
 

@@ -4,6 +4,7 @@ the system hands the model (``model_inputs``, ``step_record``,
 import numpy as np
 import pytest
 from conftest import fixture_path
+from reference import central_differences
 from thinc.api import NumpyOps, fix_random_seed
 
 from spacy_planar.io.conllu import read_conllu
@@ -121,13 +122,7 @@ def test_arc_scorer_gradients():
         return float((scores * R).sum()), backward
 
     def numeric(f, A):
-        out = np.zeros(A.shape)
-        for idx in np.ndindex(*A.shape):
-            up, down = A.copy(), A.copy()
-            up[idx] += eps
-            down[idx] -= eps
-            out[idx] = (f(up) - f(down)) / (2 * eps)
-        return out
+        return central_differences(f, A, eps)
 
     for name in ARC_PARAMS:
         model.set_grad(name, np.zeros_like(model.get_param(name)))
