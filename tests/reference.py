@@ -528,3 +528,13 @@ def random_run(system: TransitionSystem, lengths: Sequence[int], rng: np.random.
 
     drive(system, st, choose, bounded=True, compact_below=0.0)
     return st, st.steps.copy()
+
+
+def move_log_probs(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The beam's recorded moves' log-probabilities, by hand: each row's valid scores (in the
+    model's precision) less their log sum exp, the exponentials in that precision and summed in
+    float64 (-inf where not valid)."""
+    masked = np.where(valid, scores, -np.inf)
+    top = masked.max(axis=1, keepdims=True)
+    return masked.astype(np.float64) - (top + np.log(np.exp(masked - top).sum(axis=1, keepdims=True,
+                                                                                dtype=np.float64)))

@@ -8,11 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_planar.parser.transition.beam import candidates, log_softmax, top_of_rows
-from spacy_planar.parser.catalog import SYSTEMS, make_system
+from spacy_planar.parser.shared.softmax import log_softmax
+from spacy_planar.parser.transition.beam import candidates, top_of_rows
+from spacy_planar.parser.transition.catalog import SYSTEMS, make_system
 from spacy_planar.parser.transition.driver import beam_parse, greedy_parse
 from spacy_planar.parser.systems.state import INT
 from spacy_planar.trees.algorithms import tree_error
+from reference import move_log_probs
 
 LABELS = ["a", "b"]
 
@@ -71,7 +73,7 @@ def exhaustive_best(system, score, n, offset, finish):
         if rules is not None:  # parsing keeps to them (swap)
             valid &= rules
         scores = np.asarray(score(*inputs), dtype=np.float64)[:, :valid.shape[1]]
-        logp = log_softmax(scores, valid)[0]
+        logp = log_softmax(np, scores, valid, fill=-np.inf)[0]
         found = (-np.inf, None)
         for a in np.flatnonzero(valid[0]):
             nxt = state.select(np.array([0]))
@@ -109,7 +111,7 @@ def greedy_moves(system, score, n, offset, finish):
         if rules is not None:
             valid &= rules
         scores = np.asarray(score(*system.model_inputs(state, np.array([offset], dtype=INT))))
-        logp = log_softmax(scores[:, :valid.shape[1]], valid)[0]
+        logp = move_log_probs(scores[:, :valid.shape[1]], valid)[0]
         a = int(np.argmax(np.where(valid[0], logp, -np.inf)))
         headless = state.heads[0, :n + 1] < 0
         system.apply(state, np.array([a]))
@@ -251,7 +253,8 @@ def test_candidates_are_the_best_of_thelog_softmax(n_states, n_pred, width, seed
     valid[np.arange(n_states), rng.integers(0, n_actions, n_states)] = True
     total = rng.normal(size=n_states) * 10
     k, a, c = candidates(system, scores, valid, total, width)
-    k0, a0, c0 = top_of_rows(system.limit_candidates(total[:, None] + log_softmax(scores, valid)), width)
+    full = log_softmax(np, scores.astype(np.float64), valid, fill=-np.inf)
+    k0, a0, c0 = top_of_rows(system.limit_candidates(total[:, None] + full), width)
     assert k.tolist() == k0.tolist() and a.tolist() == a0.tolist()
     assert np.allclose(c, c0, rtol=0, atol=1e-6)
     assert (c <= total[k] + 1e-9).all()

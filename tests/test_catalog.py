@@ -3,7 +3,7 @@ import pytest
 from spacy.util import registry
 
 from spacy_planar.errors import UserError
-from spacy_planar.parser.catalog import SPECS, SYSTEMS, make_system, spec_of
+from spacy_planar.parser.transition.catalog import SPECS, SYSTEMS, make_system, spec_of
 
 
 def test_each_system_is_described_once_and_the_rest_derives_from_it():

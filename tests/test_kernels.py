@@ -7,7 +7,7 @@ from conftest import fixture_path
 import reference
 
 from spacy_planar.model import _hidden
-from spacy_planar.parser.catalog import SYSTEMS, make_system
+from spacy_planar.parser.transition.catalog import SYSTEMS, make_system
 from spacy_planar.parser.systems import _core
 
 
@@ -127,7 +127,7 @@ def test_link_costs_kernel_matches_reference(name, finish):
     random valid one."""
 
     from spacy_planar.io.conllu import read_conllu
-    from spacy_planar.parser.catalog import make_oracle, system_for_trees
+    from spacy_planar.parser.transition.catalog import make_oracle, system_for_trees
     trees = [(s.heads, s.deprels) for i, s in enumerate(read_conllu(fixture_path())) if i % 4 == 0]
     system = system_for_trees(name, trees)
     st = system.init_states([len(h) for h, _ in trees], finish=finish)

@@ -528,7 +528,7 @@ def test_top_down_first_lookahead(trained, sentences, tmp_path):
     # derivation of each tree it built, its PRED(k) lie in the narrowed range (all but a few: where
     # the parser completed a tree at another step than the oracle would, the queue front i, whose
     # tag FIRST reads, differs)
-    from spacy_planar.parser.catalog import make_oracle
+    from spacy_planar.parser.transition.catalog import make_oracle
     from spacy_planar.parser.systems.state import PRED
     system = parser.system
     from spacy_planar.trees.algorithms import is_projective

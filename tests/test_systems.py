@@ -9,7 +9,7 @@ from reference import random_run
 from strategies import labelled_trees
 
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.catalog import SYSTEMS, make_oracle, make_system, system_for_trees
+from spacy_planar.parser.transition.catalog import SYSTEMS, make_oracle, make_system, system_for_trees
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.transition.driver import oracle_check, oracle_run
 from spacy_planar.parser.systems.state import MOVE_NAMES, SWITCH

@@ -191,18 +191,19 @@ def test_the_teachers_loss_pulls_the_scores_towards_their_distribution():
     moves, checked against finite differences; mixed with the oracle's by
     the weight."""
     from spacy_planar.parser.transition.teachers import Teachers
-    from spacy_planar.parser.transition.training import loss_towards, softmax_over
+    from spacy_planar.parser.shared.softmax import softmax
+    from spacy_planar.parser.transition.training import loss_towards
 
     ops = NumpyOps()
     rng = np.random.default_rng(0)
     scores = rng.normal(size=(3, 4)).astype("f")
     valid = np.asarray([[1, 1, 0, 1], [1, 1, 1, 1], [0, 1, 1, 0]], dtype=bool)
     targets = np.asarray([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 1, 0]], dtype="f")
-    q = softmax_over(np, rng.normal(size=(3, 4)).astype("f"), valid)
+    q = softmax(np, rng.normal(size=(3, 4)).astype("f"), valid)
     teachers = Teachers.__new__(Teachers)
     teachers.weight = 1.0
     d, loss = teachers.loss(ops, scores, targets, valid, q)
-    assert np.allclose(d, softmax_over(np, scores, valid) - q, atol=1e-6)
+    assert np.allclose(d, softmax(np, scores, valid) - q, atol=1e-6)
     eps = 1e-3
     for i, j in [(0, 1), (1, 2), (2, 2)]:
         bumped = scores.copy()

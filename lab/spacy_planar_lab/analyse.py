@@ -15,7 +15,7 @@ from spacy_planar.cli._app import flag, msg, trees_of
 from spacy_planar_lab._app import lab_app
 from spacy_planar.io.conllu import read_conllu, roundtrip_diffs
 from spacy_planar_lab.experiments import projectivization_check, tree_transform_check
-from spacy_planar.parser.catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
+from spacy_planar.parser.transition.catalog import ENCODING, SPECS, SWAP_ORACLE, SYSTEMS, spec_of, system_for_trees
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.transition.driver import oracle_check
 from spacy_planar.parser.transition.factory import DEFAULT_MODEL

@@ -108,7 +108,7 @@ def bench_oracle(
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """The static oracle pass of every system (reading excluded), in words/s."""
-    from spacy_planar.parser.catalog import SPECS, system_for_trees
+    from spacy_planar.parser.transition.catalog import SPECS, system_for_trees
     from spacy_planar.parser.shared.codec import TreeCodec
     from spacy_planar.parser.transition.driver import oracle_check
 

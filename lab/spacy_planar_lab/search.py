@@ -19,7 +19,7 @@ from spacy_planar.cli._app import flag, load_pipeline, msg
 from spacy_planar_lab._app import lab_app
 from spacy_planar.corpus.files import given_sentences, input_docs
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.parser.transition.beam import log_softmax
+from spacy_planar.parser.shared.softmax import log_softmax
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.transition.driver import oracle_run
 
@@ -45,7 +45,7 @@ def derivation_scores(parser, docs: Sequence, trees: Sequence) -> np.ndarray:
             ids = np.where(feats >= 0, feats + offsets[:, None], -1)
             targets, valid, more = system.training_arrays(actions, moves, record, offsets)
             scores = np.asarray(parser.model.ops.to_numpy(scorer(ids, labs, *more)), dtype=np.float64)
-            logp = log_softmax(scores, valid)
+            logp = log_softmax(np, scores, valid, fill=-np.inf)
             np.add.at(out, idx[rows], logp[np.arange(len(rows)), targets.argmax(axis=1)])
     return out
 

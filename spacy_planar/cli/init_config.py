@@ -26,7 +26,7 @@ from spacy_planar.cli._app import app, flag, msg, read_config
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import atomic_output, check_input
 from spacy_planar.io.pipelines import config_parser
-from spacy_planar.parser.catalog import PARSERS
+from spacy_planar.parser.transition.catalog import PARSERS
 
 PARTS = Path(__file__).resolve().parents[1] / "partials"  # NAME.partial.cfg: part of a config, never one
 # our systems (a partial config each, named as the system: catalog.PARSERS, the transition systems and the biaffine),

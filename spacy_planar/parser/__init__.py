@@ -1,6 +1,6 @@
 """The parsers, siblings over what they share: the transition-based ``planar_parser``
 (``transition/``) over its systems (``systems/``, one module per paper table) and their oracles
-(``oracles/``), described once each in ``catalog.py``; the graph-based ``biaffine_parser``
+(``oracles/``), described once each in ``transition/catalog.py``; the graph-based ``biaffine_parser``
 (``graph/``); what both use (``shared/``); several parsers as one (``ensembles/``). Importing it
 registers the factories."""
 from spacy_planar.parser.ensembles.component import PipelineEnsemble, make_planar_ensemble

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from spacy_planar.io.conllu import MOVE_LOGP_KEY, PARSES_KEY
 from spacy_planar.io.doc_trees import span_tree, ud_labels
 from spacy_planar.parser.graph import scoring as graph
+from spacy_planar.parser.shared.softmax import softmax
 from spacy_planar.parser.shared.units import unit_words, with_whitespace
 from spacy_planar.trees.mst import best_trees
 
@@ -170,8 +171,7 @@ class GraphVotes:
         new = np.unique(np.asarray([k for k in keys.tolist() if k not in self._label_rows], dtype=np.int64))
         if len(new):
             S, _ = self.scorer.labels(new // n, new % n)
-            xp = self.scorer.ops.xp
-            probs = np.exp(self.scorer.ops.to_numpy(graph.log_softmax(xp, S, xp.ones(S.shape, dtype=bool))))
+            probs = self.scorer.ops.to_numpy(softmax(self.scorer.ops.xp, S))
             start = sum(len(p) for p in self._label_probs)
             self._label_rows.update(zip(new.tolist(), range(start, start + len(new))))
             self._label_probs.append(probs)

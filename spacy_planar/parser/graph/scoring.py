@@ -12,13 +12,14 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_planar.parser.shared.softmax import NO_SCORE, log_softmax, softmax
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.trees.eisner import best_projective_trees
 from spacy_planar.trees.mst import best_trees
 
 # sentences scored together, sorted by length (less padding)
 SENTENCES_PER_BATCH = 64
-NO_ARC = -1e9  # the score of a candidate that is not one (the word itself, the pad)
+NO_ARC = NO_SCORE  # the score of a candidate that is not one (the word itself, the pad)
 
 
 def padded_rows(starts: Sequence[int], lengths: Sequence[int]) -> np.ndarray:
@@ -36,13 +37,6 @@ def candidates(xp, lengths, T: int):
     i = xp.arange(T)[None, :, None]
     j = xp.arange(T + 1)[None, None, :]
     return (i < n) & (j <= n) & (j != i + 1)
-
-
-def log_softmax(xp, scores, valid):
-    """Each row's log-softmax over its valid entries (``NO_ARC`` elsewhere)."""
-    masked = xp.where(valid, scores, NO_ARC)
-    masked = masked - masked.max(axis=-1, keepdims=True)
-    return masked - xp.log(xp.exp(masked).sum(axis=-1, keepdims=True))
 
 
 def arc_loss(ops, scores, lengths: Sequence[int], gold: np.ndarray, target: Optional[np.ndarray] = None
@@ -68,7 +62,7 @@ def arc_loss(ops, scores, lengths: Sequence[int], gold: np.ndarray, target: Opti
 def label_loss(ops, scores, gold: np.ndarray) -> Tuple[object, float]:
     """Cross-entropy of each arc's gold label: (d_scores, loss)."""
     xp = ops.xp
-    logp = log_softmax(xp, scores, xp.ones(scores.shape, dtype=bool))
+    logp = log_softmax(xp, scores)
     onehot = xp.arange(scores.shape[1])[None, :] == ops.asarray(gold)[:, None]
     return (xp.exp(logp) - onehot).astype("float32"), float(-(logp * onehot).sum())
 
@@ -202,7 +196,7 @@ def labelled(scorer, starts: Sequence[int], trees: Sequence[Tuple[Sequence[int],
     label_ids, label_probs = np.zeros(0, dtype=np.int64), np.zeros(0)
     if len(deps):
         S, _ = scorer.labels(deps, heads)
-        probs = np.exp(scorer.ops.to_numpy(log_softmax(scorer.ops.xp, S, scorer.ops.xp.ones(S.shape, dtype=bool))))
+        probs = scorer.ops.to_numpy(softmax(scorer.ops.xp, S))
         label_ids, label_probs = probs.argmax(axis=1), probs.max(axis=1)
     result, k = [], 0
     for heads, head_probs in trees:

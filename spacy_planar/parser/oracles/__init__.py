@@ -1,5 +1,5 @@
 """Oracles, one module per system, apart from the systems they train
-(``catalog.py`` pairs each system with its oracle: ``make_oracle``)."""
+(``transition/catalog.py`` pairs each system with its oracle: ``make_oracle``)."""
 from spacy_planar.parser.oracles.arc_eager import ArcEagerOracle
 from spacy_planar.parser.oracles.base import PREFER, LabelledTree, Oracle
 from spacy_planar.parser.oracles.planar import PlanarOracle

@@ -1,6 +1,6 @@
 """Transition systems, one module per paper table, over the shared batched
-core (``state.py``); their oracles are in ``oracles/``, and ``catalog.py``
-describes each system once (its name, class, oracle and options)."""
+core (``state.py``); their oracles are in ``oracles/``, and
+``transition/catalog.py`` describes each system once (its name, class, oracle and options)."""
 from spacy_planar.parser.systems.arc_eager import ArcEager
 from spacy_planar.parser.systems.base import TransitionSystem, Tree
 from spacy_planar.parser.systems.planar import Planar

@@ -18,6 +18,7 @@ from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
+from spacy_planar.parser.shared.softmax import log_softmax
 from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.parser.oracles import Oracle
 from spacy_planar.parser.systems.base import TransitionSystem, Tree
@@ -204,7 +205,7 @@ class GoldBeam:
         state_of = np.full(st.B, -1, dtype=INT)
         if len(going):
             x = tuple(part[going] for part in system.model_inputs(st, self.offsets))
-            logp = log_softmax(np.asarray(score(*x), dtype=np.float64), valid[going])
+            logp = log_softmax(np, np.asarray(score(*x), dtype=np.float64), valid[going], fill=-np.inf)
             self.inputs.append(x), self.valids.append(valid[going])
             state_of[going] = self.n_states + np.arange(len(going), dtype=INT)
             self.n_states += len(going)
@@ -321,8 +322,9 @@ def candidates(system: TransitionSystem, scores: np.ndarray, valid: np.ndarray, 
     the ``width`` best valid actions of each state that the system puts
     forward, as (state, action, total), the total the state's plus the
     action's log-probability. What ``top_of_rows(system.limit_candidates(
-    total + log_softmax(scores, valid)), width)`` gives, with the log-softmax
-    taken only where it is kept: a row's ranking is its scores' ranking, so
+    total + log_softmax(np, scores, valid, fill=-np.inf)), width)`` gives
+    (``shared/softmax.py``, in float64), with the log-softmax taken only
+    where it is kept: a row's ranking is its scores' ranking, so
     the candidates are chosen on the masked scores (in the model's precision)
     and normalized after."""
     masked = np.where(valid, scores, -np.inf)
@@ -358,12 +360,6 @@ def _log_norm(masked: np.ndarray) -> np.ndarray:
     top = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):
         return top.astype(np.float64) + np.log(np.exp(masked - top).sum(axis=1, keepdims=True, dtype=np.float64))
-
-
-def log_softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Log of the softmax over each row's valid actions (-inf elsewhere), float64."""
-    masked = np.where(valid, scores, -np.inf)
-    return masked.astype(np.float64) - _log_norm(masked)
 
 
 def _first_of_each(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:

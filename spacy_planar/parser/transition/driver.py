@@ -21,7 +21,7 @@ import numpy as np
 from spacy_planar.defaults import COMPACT_BELOW
 from spacy_planar.errors import Errors, UnexpectedError, debugging, unexpected
 from spacy_planar.parser.transition.beam import Beam, BeamRun, GoldBeam
-from spacy_planar.parser.catalog import make_oracle
+from spacy_planar.parser.transition.catalog import make_oracle
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.oracles import Oracle
 from spacy_planar.parser.systems.base import TransitionSystem, Tree

@@ -5,7 +5,7 @@ from spacy.language import Language
 from thinc.api import Model
 
 from spacy_planar.defaults import PARSER_OPTIONS
-from spacy_planar.parser import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
+from spacy_planar.parser.transition import catalog as _catalog  # noqa: F401  (registers the transition systems, entry points or not)
 from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer, entry points or not)
 from spacy_planar.parser.shared.tok2vec import default_model
 from spacy_planar.parser.transition.pipe import PlanarParser

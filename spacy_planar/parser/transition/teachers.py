@@ -24,7 +24,8 @@ from spacy.tokens import Doc
 from thinc.api import get_array_module
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.parser.transition.training import loss_towards, softmax_over
+from spacy_planar.parser.shared.softmax import log_softmax, softmax
+from spacy_planar.parser.transition.training import loss_towards
 
 
 class EnsembleScorer:
@@ -38,9 +39,7 @@ class EnsembleScorer:
         total = None
         for scorer in self.scorers:
             scores = scorer(*inputs)
-            xp = get_array_module(scores)
-            shifted = scores - scores.max(axis=-1, keepdims=True)
-            logp = shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
+            logp = log_softmax(get_array_module(scores), scores)
             total = logp if total is None else total + logp
         return total / len(self.scorers)
 
@@ -100,12 +99,12 @@ class Teachers:
     def targets(self, ops, docs: List, valid, *inputs):
         """The ensemble's probabilities of the valid moves of the states
         ``inputs`` name (the student's scorer's inputs)."""
-        return softmax_over(ops.xp, ops.asarray(self.scorer(docs)(*inputs)), ops.asarray(valid))
+        return softmax(ops.xp, ops.asarray(self.scorer(docs)(*inputs)), ops.asarray(valid))
 
     def loss(self, ops, scores, targets, valid, teacher_probs):
         """Cross-entropy with the teachers' distribution (gradient ``p - q``),
         mixed with the oracle's (``training.loss_towards``) by ``weight``."""
-        probs = softmax_over(ops.xp, scores, ops.asarray(valid))
+        probs = softmax(ops.xp, scores, ops.asarray(valid))
         soft_loss = float(-(teacher_probs * ops.xp.log(probs + 1e-12)).sum())
         d_soft = probs - teacher_probs
         if self.weight >= 1.0:

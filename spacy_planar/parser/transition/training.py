@@ -15,10 +15,11 @@ import numpy as np
 from spacy.tokens import Doc
 
 from spacy_planar.parser.transition.beam import BeamRun
-from spacy_planar.parser.catalog import make_oracle
+from spacy_planar.parser.transition.catalog import make_oracle
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.transition.settings import ParserSettings
 from spacy_planar.parser.shared.gold import GoldTrees, Span
+from spacy_planar.parser.shared.softmax import softmax
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.transition.driver import beam_train_run, exploration_run, oracle_run
 from spacy_planar.parser.systems import TransitionSystem, Tree
@@ -170,24 +171,15 @@ def beam_loss(ops, scores, run: BeamRun):
     weights = np.zeros((len(run.valid), n), dtype="float32")
     k = min(n, run.valid.shape[1])
     valid[:, :k], weights[:, :k] = run.valid[:, :k], run.weights[:, :k]
-    probs = softmax_over(ops.xp, scores, ops.asarray(valid))
+    probs = softmax(ops.xp, scores, ops.asarray(valid))
     return ops.asarray(weights) - ops.asarray(run.mass.astype("float32"))[:, None] * probs
-
-
-def softmax_over(xp, scores, valid):
-    """Softmax of each row over its valid actions (0 elsewhere)."""
-    masked = xp.where(valid, scores, -1e9)
-    masked = masked - masked.max(axis=1, keepdims=True)
-    probs = xp.exp(masked) * valid
-    probs /= probs.sum(axis=1, keepdims=True)
-    return probs
 
 
 def loss_towards(ops, scores, targets: np.ndarray, valid: np.ndarray):
     """Softmax over the valid actions; cross-entropy with the set of target
     actions (the probability mass on any of them). Returns (d_scores, loss)."""
     targets = ops.asarray(targets)
-    probs = softmax_over(ops.xp, scores, ops.asarray(valid))
+    probs = softmax(ops.xp, scores, ops.asarray(valid))
     on_target = (probs * targets).sum(axis=1, keepdims=True)
     loss = float(-ops.xp.log(on_target + 1e-12).sum())
     d_scores = probs - probs * targets / (on_target + 1e-12)

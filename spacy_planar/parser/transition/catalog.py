@@ -29,7 +29,7 @@ from spacy_planar.parser.systems.state import States
 from spacy_planar.parser.systems.swap import SWAP_ORACLES, check_oracle
 from spacy_planar.trees.pseudoproj import check_encoding
 
-# the options' defaults: here only (the registered functions'); the command line reads them (cli/analyse.py)
+# the options' defaults: here only (the registered functions'); the lab's analyse reads them
 ENCODING, SWAP_ORACLE, PRED_SIZE = "head+path", "lazy", 5
 
 
