@@ -164,7 +164,8 @@ def load_pipeline(source, beam: Optional[Dict] = None, beam_needed: bool = True)
     False, and a biaffine_parser gives them without one)."""
     import spacy
 
-    from spacy_planar.io.pipelines import beam_config, of_factory, pipeline_components, pipeline_path
+    from spacy_planar.io.pipelines import of_factory, pipeline_components, pipeline_path
+    from spacy_planar.parser.ensembles.loading import beam_config
 
     path = pipeline_path(source)
     if beam is None:

@@ -13,7 +13,8 @@ from spacy_planar.corpus.files import FileReport, parse_file
 from spacy_planar.corpus.jobs import corpus_jobs
 from spacy_planar.corpus.pool import CorpusReport, ParseOptions, cluster_client, parse_corpus
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.pipelines import ensemble_beam, header_line, pipeline_id, pipeline_path
+from spacy_planar.io.pipelines import header_line, pipeline_id, pipeline_path
+from spacy_planar.parser.ensembles.loading import ensemble_beam
 from spacy_planar.model.treebanks import set_treebank
 from spacy_planar.parser.shared.repairs import summary
 from spacy_planar.defaults import KBEST_BEAM

@@ -115,19 +115,3 @@ def parsers_held(path: Union[str, Path]) -> List[str]:
                        for k in range(component.get("members", 0))]
             out.append(f"ensemble: {', '.join(members)}")
     return out
-
-
-def ensemble_beam(names) -> Optional[Dict]:
-    """The transition parsers' beam in an ensemble of the pipelines ``names``: where they hold
-    parsers of different kinds (reparsed), a beam of ``KBEST_BEAM`` whose k best parses vote;
-    else None (their own)."""
-    from spacy_planar.defaults import KBEST_BEAM
-
-    return {"beam_width": KBEST_BEAM} if len({parser_kind(name) for name in names}) > 1 else None
-
-
-def beam_config(path: Union[str, Path], beam: Optional[Dict]) -> Dict:
-    """``spacy.load``'s config overrides that give every planar_parser of the pipeline at
-    ``path`` the settings ``beam`` (none where ``beam`` is None)."""
-    ours = of_factory(pipeline_components(path), "planar_parser") if beam else []
-    return {"components": {name: dict(beam) for name in ours}}

@@ -9,7 +9,7 @@ which holds the members whole, each saved in a folder of its own under the compo
 member is loaded into the pipeline's vocab (the Docs it annotates are the pipeline's), the others
 into their own (``members.Ensemble`` copies the Docs for them). The members' transition parsers
 parse with ``beam_width`` where it is set (``parse --ensemble`` of different parsers: a beam whose
-k best parses vote, ``pipelines.ensemble_beam``). ``spacy.load``, ``nlp.pipe``, ``spacy-planar
+k best parses vote, ``loading.ensemble_beam``). ``spacy.load``, ``nlp.pipe``, ``spacy-planar
 package`` and ``download`` treat it as any pipeline.
 """
 from __future__ import annotations
@@ -22,7 +22,8 @@ from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.pipelines import MEMBER, beam_config, ensemble_beam, pipeline_path
+from spacy_planar.io.pipelines import MEMBER, pipeline_path
+from spacy_planar.parser.ensembles.loading import beam_config, ensemble_beam
 
 
 @Language.factory("planar_ensemble", default_config={"members": 0, "beam_width": None, "batch_size": 128})

@@ -16,7 +16,8 @@ from spacy.tokens import Doc
 from spacy.util import minibatch, registry
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.io.pipelines import beam_config, ensemble_beam, pipeline_path
+from spacy_planar.io.pipelines import pipeline_path
+from spacy_planar.parser.ensembles.loading import beam_config, ensemble_beam
 from spacy_planar.parser.ensembles.members import Ensemble
 
 BATCH = 64  # sentences the teachers parse at a time

@@ -1,6 +1,6 @@
 """An ensemble distilled into one parser (``train --teacher``): the ensemble's move distributions
-as soft targets (``Teachers``); and the members' moves as one (``EnsembleScorer``), which
-``parse --ensemble`` (``parser/ensembles/members.py``) decodes with too.
+as soft targets (``Teachers``), the members' moves as one (``ensembles/moves.py``: ``EnsembleScorer``,
+which ``parse --ensemble`` decodes with too).
 
 ``parse --ensemble`` parses with several pipelines of one config (other
 seeds) at once, at the cost of all of them. Distillation trains one parser of
@@ -19,39 +19,12 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from spacy.language import Language
-from spacy.tokens import Doc
-from thinc.api import get_array_module
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.parser.shared.softmax import log_softmax, softmax
+from spacy_planar.parser.ensembles.loading import member_doc
+from spacy_planar.parser.ensembles.moves import EnsembleScorer
+from spacy_planar.parser.shared.softmax import softmax
 from spacy_planar.parser.transition.training import loss_towards
-
-
-class EnsembleScorer:
-    """The members' ``StateScorer``s as one: each state's action scores are
-    the mean of the members' log-softmaxes."""
-
-    def __init__(self, scorers: Sequence):
-        self.scorers = list(scorers)
-
-    def __call__(self, *inputs):
-        total = None
-        for scorer in self.scorers:
-            scores = scorer(*inputs)
-            logp = log_softmax(get_array_module(scores), scores)
-            total = logp if total is None else total + logp
-        return total / len(self.scorers)
-
-    def restricted(self, rows) -> "EnsembleScorer":
-        return EnsembleScorer([scorer.restricted(rows) for scorer in self.scorers])
-
-
-def member_doc(member: Language, doc: Doc) -> Doc:
-    """The Doc's words and sentences in a member's vocab (its vectors)."""
-    starts = [bool(t.is_sent_start) for t in doc] if doc.has_annotation("SENT_START") else None
-    return Doc(member.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-               sent_starts=starts)
 
 
 class Teachers:

@@ -1,0 +1,34 @@
+"""How an ensemble's members are loaded and read: each member's transition parsers with the
+ensemble's beam (a beam whose k best parses vote where the members hold parsers of different
+kinds, which are reparsed), and each Doc's words and sentences in a member's own vocab."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, Optional, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from spacy_planar.defaults import KBEST_BEAM
+from spacy_planar.io.pipelines import of_factory, parser_kind, pipeline_components
+
+
+def ensemble_beam(names) -> Optional[Dict]:
+    """The transition parsers' beam in an ensemble of the pipelines ``names``: where they hold
+    parsers of different kinds (reparsed), a beam of ``KBEST_BEAM`` whose k best parses vote;
+    else None (their own)."""
+    return {"beam_width": KBEST_BEAM} if len({parser_kind(name) for name in names}) > 1 else None
+
+
+def beam_config(path: Union[str, Path], beam: Optional[Dict]) -> Dict:
+    """``spacy.load``'s config overrides that give every planar_parser of the pipeline at
+    ``path`` the settings ``beam`` (none where ``beam`` is None)."""
+    ours = of_factory(pipeline_components(path), "planar_parser") if beam else []
+    return {"components": {name: dict(beam) for name in ours}}
+
+
+def member_doc(member: Language, doc: Doc) -> Doc:
+    """The Doc's words and sentences in a member's vocab (its vectors)."""
+    starts = [bool(t.is_sent_start) for t in doc] if doc.has_annotation("SENT_START") else None
+    return Doc(member.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+               sent_starts=starts)
