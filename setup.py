@@ -41,7 +41,7 @@ class BuildExt(build_ext):
 
 setup(
     ext_modules=cythonize(
-        [Extension(name, [path], extra_compile_args=["-O3", "-g0"]) for name, path in KERNELS.items()],
+        [Extension(name, [path], extra_compile_args=["-O3", "-g0", "-fno-math-errno"]) for name, path in KERNELS.items()],
         compiler_directives={"language_level": "3"},
         nthreads=CORES,
     ),

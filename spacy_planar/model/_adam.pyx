@@ -14,27 +14,33 @@ def adam_step(float[::1] weights, float[::1] gradient, float[::1] mom1, float[::
     decay (lr scale x learn rate x L2); ``average_decay``: the moving average's decay this step."""
     cdef Py_ssize_t i, n = weights.shape[0]
     cdef double norm = 0.0
-    cdef float g, scale, one_minus_b1 = 1.0 - beta1, one_minus_b2 = 1.0 - beta2
+    cdef float scale, one_minus_b1 = 1.0 - beta1, one_minus_b2 = 1.0 - beta2
     cdef float one_minus_avg = 1.0 - average_decay
+    cdef float* w = &weights[0]
+    cdef float* g = &gradient[0]
+    cdef float* m1 = &mom1[0]
+    cdef float* m2 = &mom2[0]
+    cdef float* avg = &average[0]
     with nogil:
         if L2 != 0.0 and not weight_decay:
             for i in range(n):
-                gradient[i] += L2 * weights[i]
+                g[i] += L2 * w[i]
         if grad_clip != 0.0:
             for i in range(n):
-                norm += <double>gradient[i] * gradient[i]
+                norm += <double>g[i] * g[i]
             norm = sqrt(norm)
             if norm >= grad_clip:
                 scale = <float>(grad_clip / norm)
                 for i in range(n):
-                    gradient[i] *= scale
-        for i in range(n):
-            g = gradient[i]
-            mom1[i] = beta1 * mom1[i] + one_minus_b1 * g
-            mom2[i] = beta2 * mom2[i] + one_minus_b2 * g * g
-            weights[i] -= adam_rate * (mom1[i] / (sqrtf(mom2[i]) + eps))
-            gradient[i] = 0.0
-            if weight_decay and L2 != 0.0:
-                weights[i] -= decay_rate * weights[i]
-            if averaged:
-                average[i] -= one_minus_avg * (average[i] - weights[i])
+                    g[i] *= scale
+        for i in range(n):  # branch-free, so that the compiler vectorizes it
+            m1[i] = beta1 * m1[i] + one_minus_b1 * g[i]
+            m2[i] = beta2 * m2[i] + one_minus_b2 * g[i] * g[i]
+            w[i] -= adam_rate * (m1[i] / (sqrtf(m2[i]) + eps))
+            g[i] = 0.0
+        if weight_decay and L2 != 0.0:
+            for i in range(n):
+                w[i] -= decay_rate * w[i]
+        if averaged:
+            for i in range(n):
+                avg[i] -= one_minus_avg * (avg[i] - w[i])
