@@ -538,3 +538,8 @@ def move_log_probs(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
     top = masked.max(axis=1, keepdims=True)
     return masked.astype(np.float64) - (top + np.log(np.exp(masked - top).sum(axis=1, keepdims=True,
                                                                                 dtype=np.float64)))
+
+
+def tree_score(scores: np.ndarray, heads: Sequence[int]) -> float:
+    """The sum of the scores of a tree's arcs (what the decoders maximise)."""
+    return float(np.asarray(scores, dtype=np.float64)[np.arange(len(heads)), np.asarray(heads)].sum())

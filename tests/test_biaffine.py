@@ -15,14 +15,14 @@ from spacy.training import Example
 from thinc.api import Model
 
 from conftest import shortest_docs
-from reference import central_differences
+from reference import central_differences, tree_score
 from spacy_planar.io.doc_trees import span_tree
 from spacy_planar.model.biaffine import (BIAFFINE_PARAMS, POSITIONAL_PARAMS, GraphScorer, _biaffine_init,
                                          biaffine_forward)
 from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.trees.algorithms import is_projective, tree_error
 from spacy_planar.trees.eisner import best_projective_tree, best_projective_trees
-from spacy_planar.trees.mst import best_tree, tree_score
+from spacy_planar.trees.mst import best_tree
 
 
 def every_tree(n: int, single_root: bool):

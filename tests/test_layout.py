@@ -1,15 +1,24 @@
-"""The package's shape: no import cycle between its modules, no function over 60 lines, no class
-over 300, no file over 400; at most 10 loose modules in parser/; every user error with its code."""
+"""The package's shape, and the laboratory's: no import cycle between their modules, no function
+over 60 lines (the Cython modules' too), no class over 300, no file over 400; four loose modules
+at the package's top and at most 10 in parser/; every user error with its code."""
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "spacy_planar"
+LAB = PACKAGE.parent / "lab" / "spacy_planar_lab"
+
+
+def sources(suffix: str = "py"):
+    """The product's and the laboratory's source files."""
+    return [*PACKAGE.rglob(f"*.{suffix}"), *LAB.rglob(f"*.{suffix}")]
 
 
 def modules():
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in sources():
+        base = LAB.parent if path.is_relative_to(LAB) else PACKAGE.parent
+        name = ".".join(path.relative_to(base).with_suffix("").parts)
         out[name[:-len(".__init__")] if name.endswith(".__init__") else name] = path
     return out
 
@@ -67,6 +76,7 @@ def test_no_import_cycle():
             visit(v)
     assert cycles == []
     assert "spacy_planar.corpus.files" in graph["spacy_planar.cli.parse"]  # the graph is read at all
+    assert "spacy_planar_lab.bench" in graph["spacy_planar_lab.bench_train"]  # and the laboratory's
 
 
 def test_the_product_names_nothing_of_the_lab():
@@ -80,7 +90,7 @@ def test_the_product_names_nothing_of_the_lab():
     import spacy_planar
     import spacy_planar_lab
 
-    known = modules()
+    known = {name: path for name, path in modules().items() if not name.startswith("spacy_planar_lab")}
     named = []
     for name, path in known.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -115,23 +125,50 @@ def test_without_the_lab_spacy_planar_lab_says_how_to_get_it_in_one_line(monkeyp
 
 def test_no_function_over_60_lines():
     long = [(str(path.relative_to(PACKAGE.parent)), node.name, node.end_lineno - node.lineno + 1)
-            for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for path in sources() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60]
     assert long == []
+    cython = [(str(path.relative_to(PACKAGE.parent)), name, n) for path in sources("pyx")
+              for name, n in cython_functions(path.read_text(encoding="utf-8")) if n > 60]
+    assert cython == []
+    assert len([f for path in sources("pyx") for f in cython_functions(path.read_text(encoding="utf-8"))]) > 20
+
+
+def cython_functions(text: str):
+    """(name, lines) of each def / cdef / cpdef function of a Cython module: from its line to
+    its body's last line (the next line as little indented that is not blank or a comment)."""
+    lines = text.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        match = re.match(r"^(\s*)(?:def|cpdef|cdef)\s[^=]*?(\w+)\s*\(", line)
+        if not match:
+            continue
+        indent = len(match.group(1))
+        end = i
+        for j in range(i + 1, len(lines)):
+            stripped = lines[j].strip()
+            if stripped and not stripped.startswith("#"):
+                if len(lines[j]) - len(lines[j].lstrip()) <= indent:
+                    break
+                end = j
+        out.append((match.group(2), end - i + 1))
+    return out
 
 
 def test_no_class_over_300_lines_and_no_file_over_400():
     classes = [(str(path.relative_to(PACKAGE.parent)), node.name, node.end_lineno - node.lineno + 1)
-               for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               for path in sources() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 300]
     assert classes == []
-    files = [(str(path.relative_to(PACKAGE.parent)), n) for path in PACKAGE.rglob("*.py")
+    files = [(str(path.relative_to(PACKAGE.parent)), n) for path in sources() + sources("pyx")
              if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400]
     assert files == []
 
 
 def test_the_parser_is_in_rooms():
-    """parser/ holds its rooms and at most 10 loose modules."""
+    """parser/ holds its rooms and at most 10 loose modules; the package's top four (the
+    entry point, the version, every default, every error): everything else in a room."""
+    assert sorted(p.name for p in PACKAGE.glob("*.py")) == ["__init__.py", "__main__.py", "defaults.py", "errors.py"]
     loose = [p.name for p in (PACKAGE / "parser").glob("*.py")]
     assert len(loose) <= 10, loose
     assert set(ROOMS) <= {p.name for p in (PACKAGE / "parser").iterdir()}

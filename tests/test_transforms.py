@@ -17,7 +17,7 @@ from spacy_planar.trees.transforms import (
     clean_label,
     find_coordinations,
     invert_transforms,
-    restore,
+    restored,
 )
 
 # "skilled Swedes , Danes and Norwegians played": C1 Swedes (3 conjuncts), separators ", " and "and"
@@ -108,7 +108,7 @@ def test_any_parser_output_comes_back_a_tree(heads, data):
     sets is always a tree, with no mark left."""
     labels = [data.draw(st.sampled_from(OUTPUT_LABELS)) for _ in heads]
     for name in TRANSFORMS:
-        h, l = restore([name], heads, labels)
+        (h, l), _ = restored([name], heads, labels)
         assert tree_error(h) is None and all(clean_label(x) == x for x in l), name
 
 

@@ -57,7 +57,7 @@ def _with_taggers(config: Config, base: Path, raw_text: bool = True) -> None:
 
 
 def _taggers_first(config: Config) -> None:
-    """The taggers trained first (``spacy_planar/stages.py``): the tok2vec,
+    """The taggers trained first (``ud/stages.py``): the tok2vec,
     morphologizer and tagger frozen and annotating, so ``spacy-planar
     train`` trains them in a first stage; the parser gets an encoder of its
     own (a copy of the tok2vec's architecture, its variables pointed at the

@@ -216,7 +216,7 @@ def kept_for(path: Path, weights: Dict, scores: Dict, score: float) -> None:
 def train_stages(config_path: Path, output_path: Path, overrides: Dict, gpu_id: int = -1,
                  target_epochs: int = 0) -> None:
     """``spacy train`` of the config, or of its two stages
-    (``spacy_planar/stages.py``), each stage's config written beside its
+    (``ud/stages.py``), each stage's config written beside its
     output (OUTPUT/first_stage.cfg, OUTPUT/second_stage.cfg); on GPU
     ``gpu_id`` where it is 0 or more (spaCy's train sets its device itself).
     With ``target_epochs``, that into OUTPUT/all_treebanks, then the target

@@ -112,7 +112,7 @@ def parsed_conllu(nlp, pairs: Iterable[Tuple[Sentence, object]], kbest: int = 1,
     holds only SpaceAfter=No (from the words' spacing), and empty nodes are
     left out (an enhanced graph the pipeline did not predict), unless
     ``keep_input_columns``: then they are the input's.
-    ``kbest``, ``confidence``: as ``conllu_io.doc_to_conllu``."""
+    ``kbest``, ``confidence``: as ``io.conllu.doc_to_conllu``."""
     for sent, doc in pairs:
         heads, labels = ud_tree(doc)
         out = sentences_to_doc(nlp.vocab, [sent])

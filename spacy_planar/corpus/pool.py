@@ -105,7 +105,7 @@ def run_local(model: str, jobs: Sequence[Job], options: ParseOptions, n_process:
 
 @contextmanager
 def cluster_client(scheduler: str = "", local_workers: int = 0):
-    """A Dask client for ``parse_corpus`` (``cluster.dask_client``: the
+    """A Dask client for ``parse_corpus`` (``corpus.dask.dask_client``: the
     scheduler at ``scheduler``, or a LocalCluster of ``local_workers``),
     closed when the block ends; None where neither is asked for (this
     machine's processes parse)."""

@@ -117,7 +117,7 @@ def file_lines(path: Path) -> Iterator[str]:
 
 def is_conllu(path: Path) -> bool:
     """Whether ``path`` (plain or compressed) holds CoNLL-U, by the rule
-    ``conllu_io.file_kind`` applies to its first line of content."""
+    ``io.conllu.file_kind`` applies to its first line of content."""
     for _, line in _text_lines(path):
         if line.strip() and not line.startswith("#"):
             return is_word_line(line)

@@ -1,6 +1,6 @@
-"""``spacy-planar.BiaffineModel.v1``: the graph-based parser's model (Dozat & Manning 2017,
-"Deep biaffine attention for neural dependency parsing", sections 2.2-2.3), what Stanza, UDPipe 2
-and spacy-experimental score trees with.
+"""``spacy-planar.BiaffineModel.v2`` (``v1``: the positional scorers off by default): the
+graph-based parser's model (Dozat & Manning 2017, "Deep biaffine attention for neural dependency
+parsing", sections 2.2-2.3), what Stanza, UDPipe 2 and spacy-experimental score trees with.
 
 tok2vec (-> the parser's own encoder) -> dropout -> one ReLU layer whose four blocks are the
 arc-dependent, arc-head, label-dependent and label-head representations of every word (four MLPs

@@ -38,13 +38,10 @@ cdef Py_ssize_t _find_cycle(const Py_ssize_t[::1] heads, Py_ssize_t n, Py_ssize_
     return 0
 
 
-cdef void _cle(double[:, ::1] S, Py_ssize_t n, Py_ssize_t[::1] out):
-    """``out[d]``: the head of node d (d >= 1) in a maximum arborescence from node 0 of the
-    graph ``S[h, d]`` over n nodes (``-INFINITY``: no arc). ``S`` is left as it was."""
-    cdef Py_ssize_t h, d, v, u, w, k, m, size, best_h, c
-    cdef double best, value
-    heads_arr = np.zeros(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] heads = heads_arr
+cdef void _best_heads(double[:, ::1] S, Py_ssize_t n, Py_ssize_t[::1] heads):
+    """Each node's best head (``heads[0]`` -1)."""
+    cdef Py_ssize_t h, d, best_h
+    cdef double best
     heads[0] = -1
     for d in range(1, n):
         best, best_h = -INFINITY, 0
@@ -52,6 +49,42 @@ cdef void _cle(double[:, ::1] S, Py_ssize_t n, Py_ssize_t[::1] out):
             if h != d and S[h, d] > best:
                 best, best_h = S[h, d], h
         heads[d] = best_h
+
+
+cdef void _contract(double[:, ::1] S, Py_ssize_t n, Py_ssize_t[::1] heads, Py_ssize_t[::1] in_cycle,
+                    Py_ssize_t[::1] other, double[:, ::1] S2, Py_ssize_t[::1] enter, Py_ssize_t[::1] leave):
+    """The graph with the cycle (``in_cycle``) as one node, its last (``S2``, m x m; ``other``: the
+    nodes off the cycle in order): each arc into the cycle scored by what it adds over the cycle's
+    own arc into the node it enters (``enter``), each arc out of it by its best (``leave``)."""
+    cdef Py_ssize_t m = S2.shape[0], c = m - 1, k, w, u, v, best_h
+    cdef double best, value
+    for k in range(m - 1):
+        u = other[k]
+        for w in range(m - 1):
+            S2[k, w] = S[u, other[w]]
+        best, best_h = -INFINITY, -1
+        for v in range(n):  # u -> the cycle: what it adds over the cycle's own arc into v
+            if in_cycle[v] and S[u, v] > -INFINITY:
+                value = S[u, v] - S[heads[v], v]
+                if value > best:
+                    best, best_h = value, v
+        S2[k, c] = best
+        enter[k] = best_h
+        best, best_h = -INFINITY, -1
+        for v in range(n):  # the cycle -> u
+            if in_cycle[v] and S[v, u] > best:
+                best, best_h = S[v, u], v
+        S2[c, k] = best
+        leave[k] = best_h
+
+
+cdef void _cle(double[:, ::1] S, Py_ssize_t n, Py_ssize_t[::1] out):
+    """``out[d]``: the head of node d (d >= 1) in a maximum arborescence from node 0 of the
+    graph ``S[h, d]`` over n nodes (``-INFINITY``: no arc). ``S`` is left as it was."""
+    cdef Py_ssize_t h, d, v, k, m, size, c
+    heads_arr = np.zeros(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] heads = heads_arr
+    _best_heads(S, n, heads)
     mark_arr = np.empty(n, dtype=np.intp)
     cyc_arr = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[::1] in_cycle = cyc_arr
@@ -77,24 +110,7 @@ cdef void _cle(double[:, ::1] S, Py_ssize_t n, Py_ssize_t[::1] out):
     enter_arr = np.zeros(m, dtype=np.intp)  # the cycle's node an arc from each contracted node enters
     leave_arr = np.zeros(m, dtype=np.intp)  # the cycle's node an arc to each contracted node leaves
     cdef Py_ssize_t[::1] enter = enter_arr, leave = leave_arr
-    for k in range(m - 1):
-        u = other[k]
-        for w in range(m - 1):
-            S2[k, w] = S[u, other[w]]
-        best, best_h = -INFINITY, -1
-        for v in range(n):  # u -> the cycle: what it adds over the cycle's own arc into v
-            if in_cycle[v] and S[u, v] > -INFINITY:
-                value = S[u, v] - S[heads[v], v]
-                if value > best:
-                    best, best_h = value, v
-        S2[k, c] = best
-        enter[k] = best_h
-        best, best_h = -INFINITY, -1
-        for v in range(n):  # the cycle -> u
-            if in_cycle[v] and S[v, u] > best:
-                best, best_h = S[v, u], v
-        S2[c, k] = best
-        leave[k] = best_h
+    _contract(S, n, heads, in_cycle, other, S2, enter, leave)
     heads2_arr = np.empty(m, dtype=np.intp)
     cdef Py_ssize_t[::1] heads2 = heads2_arr
     _cle(S2, m, heads2)

@@ -298,12 +298,6 @@ def gaps(heads: Heads, dom: Optional[np.ndarray] = None) -> np.ndarray:
     return starts.sum(axis=1) - 1
 
 
-def gap_degree(heads: Heads, dom: Optional[np.ndarray] = None) -> int:
-    if len(heads) == 0:
-        return 0
-    return int(gaps(heads, dom).max())
-
-
 def is_well_nested(heads: Heads, dom: Optional[np.ndarray] = None) -> bool:
     """False iff two disjoint subtrees interleave (a1 < b1 < a2 < b2 with the
     a's in one and the b's in the other). Only subtrees with gaps can

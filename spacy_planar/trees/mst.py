@@ -59,7 +59,3 @@ def best_trees(scores: Sequence[np.ndarray], single_root: bool = True) -> List[L
         trees &= np.asarray([(h == 0).sum() == 1 or not len(h) for h in heads])
     return [h.tolist() if ok else best_tree(s, single_root) for s, h, ok in zip(scores, heads, trees)]
 
-
-def tree_score(scores: np.ndarray, heads: Sequence[int]) -> float:
-    """The sum of the scores of a tree's arcs."""
-    return float(np.asarray(scores, dtype=np.float64)[np.arange(len(heads)), np.asarray(heads)].sum())

@@ -122,11 +122,6 @@ def restored(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) 
     return (list(heads), [clean_label(x) for x in labels]), False
 
 
-def restore(names: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> Tree:
-    """``restored``'s tree alone (an evaluation that compares trees)."""
-    return restored(names, heads, labels)[0]
-
-
 def found(name: str, heads: Sequence[int], labels: Sequence[str]) -> int:
     """How many coordinations or verb groups a transform finds in a tree
     (coordination-ps: those with a ``cc``, the ones it transforms)."""

@@ -48,7 +48,7 @@ class CodecSettings:
 
 class TreeCodec:
     """The way in and out of ``system`` under ``settings`` (its transforms, root labels, single root:
-    a component's settings, ``component.settings.ParserSettings`` or the biaffine's ``GraphSettings``)."""
+    a component's settings, ``transition/settings.py``'s ``ParserSettings`` or the biaffine's ``GraphSettings``)."""
 
     def __init__(self, system: Encoding, settings=None):
         self.system = system

@@ -56,7 +56,7 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
     rules are in ``Planar``'s docstring): only rows near the end of β or
     with a word gone headless are concerned."""
     cdef Py_ssize_t b, B = valid.shape[0], two = stack.shape[1] == 2
-    cdef int64_t a, s0, b0, top
+    cdef int64_t a, s0, b0
     cdef bint uns, ok
     for b in range(B):
         a = active[b]
@@ -95,22 +95,24 @@ def constrain_moves(unsigned char[:, ::1] valid, const int64_t[:, :, ::1] stack,
         if (uns and s0 >= 0 and info[b, s0, HEAD] >= 0 and comp[b, s0] != comp[b, b0] and n[b] - n_arcs[b] >= 2
                 and not _reaches(stack, sp, comp, b, a, b0, sp[b, a] - 1)):
             valid[b, REDUCE] = 0
-        if two:  # SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top, or to
-            # one with a word that could head it when the active stack has none left (``_reaches``)
-            top = _top(stack, sp, b, 1 - a)
-            if uns:
-                ok = top >= 0 and (top == b0 or (n[b] - n_arcs[b] >= 2 and not _reaches(stack, sp, comp, b, a, b0, sp[b, a])
-                                                  and _reaches(stack, sp, comp, b, 1 - a, b0, sp[b, 1 - a])))
-            else:
-                ok = bp[b] > 0 or top >= 0
-            if not ok:
-                valid[b, SWITCH] = 0
-        else:
+        if not two or not _may_switch(stack, sp, comp, b, a, b0, uns, n[b] - n_arcs[b] >= 2, bp[b] > 0):
             valid[b, SWITCH] = 0
         # an unshifted word leaves β by getting a head, or headless when no stack can give it one
         if uns and not (s0 < 0 and not valid[b, SWITCH]):
             valid[b, SHIFT] = 0
 
+
+
+cdef inline bint _may_switch(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,
+                             Py_ssize_t b, int64_t a, int64_t b0, bint uns, bint roots_left, bint buffered):
+    """2-planar: SWITCH only to a non-empty stack; with an unshifted b0, to one with b0 on top, or
+    to one with a word that could head it when the active stack has none left (``_reaches``;
+    ``roots_left``: two headless words at least)."""
+    cdef int64_t top = _top(stack, sp, b, 1 - a)
+    if uns:
+        return top >= 0 and (top == b0 or (roots_left and not _reaches(stack, sp, comp, b, a, b0, sp[b, a])
+                                           and _reaches(stack, sp, comp, b, 1 - a, b0, sp[b, 1 - a])))
+    return buffered or top >= 0
 
 cdef inline bint _tree_stays(const int64_t[:, :, ::1] stack, const int64_t[:, ::1] sp, const int64_t[:, ::1] comp,
                              Py_ssize_t b, Py_ssize_t a, int64_t s0, int64_t b0):

@@ -53,7 +53,7 @@ HEAD_FIRST_RELATIONS = ("conj", "fixed", "flat", "goeswith", "appos")
 
 
 def check_oracle(oracle: str) -> str:
-    """``oracle`` if it names one of swap's oracles, else a ValueError."""
+    """``oracle`` if it names one of swap's oracles, else one line (E071)."""
     if oracle not in SWAP_ORACLES:
         raise UserError(Errors.E071.format(oracle=oracle))
     return oracle

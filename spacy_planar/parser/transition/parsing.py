@@ -36,7 +36,7 @@ def parse_docs(system: TransitionSystem, scorer, ops, docs: List[Doc], found: Li
                ) -> List[List[Parsed]]:
     """The parse (``Parsed``) of each unit ``found`` of ``docs``, per Doc, scored by ``scorer``
     (the model's ``StateScorer`` over the Docs' tokens) with the component's ``settings``
-    (``component.settings.ParserSettings``). Whitespace tokens are not parsed
+    (``settings.ParserSettings``). Whitespace tokens are not parsed
     (``with_whitespace``); the loop keeps BLAS on one thread."""
     out: List[List] = [[] for _ in docs]
     words, rows, kept = unit_words(docs, found)
