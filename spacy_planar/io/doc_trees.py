@@ -23,6 +23,17 @@ OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
 SENTER_STARTS_KEY = "spacy_planar.senter_starts"  # the splitter's own sentence starts, where they were not applied
 
 
+
+def words_copy(vocab, doc, sent_starts: Optional[Sequence[bool]] = None):
+    """A Doc of ``doc``'s words, spaces and sentence starts (``sent_starts`` in their place where
+    given; none where ``doc`` has none) in ``vocab``, and nothing else: the one copy the readers
+    (a gold Doc's words to predict on) and the ensembles (a Doc in a member's vocab) make."""
+    from spacy.tokens import Doc
+
+    if sent_starts is None and doc.has_annotation("SENT_START"):
+        sent_starts = [bool(t.is_sent_start) for t in doc]
+    return Doc(vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc], sent_starts=sent_starts)
+
 def predicted_starts(doc) -> Optional[List[bool]]:
     """The sentence splitter's starts on a Doc: those it kept aside
     (``SENTER_STARTS_KEY``), else the Doc's own; None where it has none."""

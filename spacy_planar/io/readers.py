@@ -28,6 +28,7 @@ from spacy.util import registry
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import (TREEBANK_KEY, TREEBANKS_KEY, USER_DATA_KEY, conllu_to_docs, read_conllu,
                                     treebank_name)
+from spacy_planar.io.doc_trees import words_copy
 from spacy_planar.io.docbins import docbin_docs, load_docbin
 
 # Doc.user_data key of a Doc whose tokens are already the syntactic words (a treebank's, CoNLL-U input)
@@ -223,8 +224,7 @@ def run_example(vocab, run: List[Doc], treebank: str = "", treebanks: Tuple[str,
     starts = [True] + [False] * (len(run[0]) - 1)
     for sent in run[1:]:
         starts += [True] + [False] * (len(sent) - 1)
-    predicted = Doc(vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference],
-                    sent_starts=starts)
+    predicted = words_copy(vocab, reference, starts)
     predicted.user_data[WORDS_GIVEN] = True
     if treebank:
         for doc in (predicted, reference):

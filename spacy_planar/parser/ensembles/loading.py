@@ -10,6 +10,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from spacy_planar.defaults import KBEST_BEAM
+from spacy_planar.io.doc_trees import words_copy
 from spacy_planar.io.pipelines import of_factory, parser_kind, pipeline_components
 
 
@@ -29,6 +30,4 @@ def beam_config(path: Union[str, Path], beam: Optional[Dict]) -> Dict:
 
 def member_doc(member: Language, doc: Doc) -> Doc:
     """The Doc's words and sentences in a member's vocab (its vectors)."""
-    starts = [bool(t.is_sent_start) for t in doc] if doc.has_annotation("SENT_START") else None
-    return Doc(member.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-               sent_starts=starts)
+    return words_copy(member.vocab, doc)

@@ -17,6 +17,7 @@ from spacy.util import minibatch, registry
 
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.pipelines import pipeline_path
+from spacy_planar.io.doc_trees import words_copy
 from spacy_planar.parser.ensembles.loading import beam_config, ensemble_beam
 from spacy_planar.parser.ensembles.members import Ensemble
 
@@ -43,8 +44,7 @@ class EnsembleHeads:
         out: List[np.ndarray] = []
         vocab = self.ensemble.vocab
         for batch in minibatch(docs, BATCH):
-            mine = [Doc(vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-                        sent_starts=[bool(t.is_sent_start) for t in doc]) for doc in batch]
+            mine = [words_copy(vocab, doc, [bool(t.is_sent_start) for t in doc]) for doc in batch]
             out.extend(arcs.astype("float32") for arcs in self.ensemble.head_distributions(mine))
         return out
 

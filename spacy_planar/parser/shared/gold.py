@@ -14,7 +14,7 @@ from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.shared.units import units
 from spacy_planar.trees.algorithms import Tree, tree_error
 
-Span = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc
+Bounds = Tuple[int, int]  # a unit: (start, end) token offsets in its Doc (not spaCy's Span)
 
 
 class GoldTrees:
@@ -26,7 +26,7 @@ class GoldTrees:
         self.skipped: Counter = Counter()
         self.outside = 0  # gold words whose head lies outside their predicted sentence (made its roots)
 
-    def gold_trees(self, eg: Example, codec: TreeCodec) -> Optional[List[Tuple[Span, Tree]]]:
+    def gold_trees(self, eg: Example, codec: TreeCodec) -> Optional[List[Tuple[Bounds, Tree]]]:
         """The gold tree of each unit of ``eg.predicted``, or None (counted in
         ``skipped``) where the reference has no parse or the tokens do not
         align. A head outside the unit makes its word a root (counted in

@@ -35,7 +35,7 @@ from spacy_planar.parser.shared.units import units
 from spacy_planar.parser.transition.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
 from spacy_planar.parser.systems.registry import Configured
-from spacy_planar.parser.shared.gold import Span
+from spacy_planar.parser.shared.gold import Bounds
 from spacy_planar.parser.transition.training import Trainer, beam_loss, loss_towards
 from spacy_planar.trees.algorithms import first_sets
 from spacy_planar.trees.pseudoproj import undecorate
@@ -274,7 +274,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
 
     # --- parsing -----------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc], *, beam_width: Optional[int] = None, scorer=None
-                ) -> List[List[Tuple[Span, Tree]]]:
+                ) -> List[List[Tuple[Bounds, Tree]]]:
         """The tree of every unit of ``docs`` (``parsing.parse_docs``), in
         the system's terms. ``beam_width``: in place of the component's, for
         this call only (``spacy-planar lab search-errors``); ``scorer``: the

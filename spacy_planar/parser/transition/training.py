@@ -18,7 +18,7 @@ from spacy_planar.parser.transition.beam import BeamRun
 from spacy_planar.parser.transition.catalog import make_oracle
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.transition.settings import ParserSettings
-from spacy_planar.parser.shared.gold import GoldTrees, Span
+from spacy_planar.parser.shared.gold import Bounds, GoldTrees
 from spacy_planar.parser.shared.softmax import softmax
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.transition.driver import beam_train_run, exploration_run, oracle_run
@@ -59,7 +59,7 @@ class Trainer(GoldTrees):
 
     # --- the static oracle -------------------------------------------------------------
     def oracle_steps(self, codec: TreeCodec, docs: Sequence[Doc],
-                     trees: Sequence[List[Tuple[Span, Tree]]]) -> List[List]:
+                     trees: Sequence[List[Tuple[Bounds, Tree]]]) -> List[List]:
         """Per Doc: a list of (start, features, label features, actions,
         valid moves, ``step_record`` rows), one per unit of ``trees`` (its gold trees), from the
         cache or from one batched oracle run."""
