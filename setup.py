@@ -18,7 +18,7 @@ KERNELS = {
     "spacy_planar.parser.systems._core": "spacy_planar/parser/systems/_core.pyx",  # the state core
     "spacy_planar.parser.systems._planar": "spacy_planar/parser/systems/_planar.pyx",  # planar moves, tree constraint
     "spacy_planar.parser.oracles._link_costs": "spacy_planar/parser/oracles/_link_costs.pyx",  # planar dynamic oracle
-    "spacy_planar.model._hidden": "spacy_planar/model/_hidden.pyx",  # the parser's hidden layer
+    "spacy_planar.parser.transition._hidden": "spacy_planar/parser/transition/_hidden.pyx",  # the parser's hidden layer
     "spacy_planar.model._lstm": "spacy_planar/model/_lstm.pyx",  # the LSTM gates
     "spacy_planar.model._adam": "spacy_planar/model/_adam.pyx",  # the optimizer's step
     "spacy_planar.trees._mst": "spacy_planar/trees/_mst.pyx",  # maximum spanning trees (the graph-based decoder)

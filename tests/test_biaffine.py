@@ -17,7 +17,7 @@ from thinc.api import Model
 from conftest import shortest_docs
 from reference import central_differences, tree_score
 from spacy_planar.io.doc_trees import span_tree
-from spacy_planar.model.biaffine import (BIAFFINE_PARAMS, POSITIONAL_PARAMS, GraphScorer, _biaffine_init,
+from spacy_planar.parser.graph.biaffine import (BIAFFINE_PARAMS, POSITIONAL_PARAMS, GraphScorer, _biaffine_init,
                                          biaffine_forward)
 from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.trees.algorithms import is_projective, tree_error
@@ -82,7 +82,7 @@ def test_the_biaffines_gradients_are_the_losss(positional, taught, chunked, monk
     float32 values. The positional prior enters the arc scores detached (as Stanza's does), so the
     differences hold it at its value at the point. ``chunked``: the label scorer's products two
     arcs at a time (``LABEL_CHUNK_FLOATS``)."""
-    from spacy_planar.model import biaffine
+    from spacy_planar.parser.graph import biaffine
 
     if chunked:
         monkeypatch.setattr(biaffine, "LABEL_CHUNK_FLOATS", 2 * 3 * 4)  # two arcs of 3 labels x width 4
@@ -355,7 +355,7 @@ def test_the_loss_per_word_is_the_summed_loss_over_the_words():
 def test_the_fixed_dropouts_keep_their_rate_whatever_training_dropout_says():
     from thinc.api import set_dropout_rate
 
-    from spacy_planar.model.biaffine import FIXED_RATE, build_biaffine_model
+    from spacy_planar.parser.graph.biaffine import FIXED_RATE, build_biaffine_model
 
     model = build_biaffine_model(Model("t", lambda m, X, t: (X, None)), mlp_dropout=0.4, input_dropout=0.2)
     fixed = [node for node in model.walk() if node.name == "fixed_dropout"]

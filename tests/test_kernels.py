@@ -6,7 +6,7 @@ import pytest
 from conftest import fixture_path
 import reference
 
-from spacy_planar.model import _hidden
+from spacy_planar.parser.transition import _hidden
 from spacy_planar.parser.transition.catalog import SYSTEMS, make_system
 from spacy_planar.parser.systems import _core
 

@@ -15,8 +15,8 @@ def _label_peak(monkeypatch, chunk_floats: int):
     width 100: their (pairs, labels, width) products are 72 MB at once), and the scores."""
     from thinc.api import Model
 
-    from spacy_planar.model import biaffine
-    from spacy_planar.model.biaffine import BIAFFINE_PARAMS, GraphScorer, _biaffine_init, biaffine_forward
+    from spacy_planar.parser.graph import biaffine
+    from spacy_planar.parser.graph.biaffine import BIAFFINE_PARAMS, GraphScorer, _biaffine_init, biaffine_forward
 
     monkeypatch.setattr(biaffine, "LABEL_CHUNK_FLOATS", chunk_floats)
     a, b, labels, words, pairs = 8, 100, 60, 400, 3000

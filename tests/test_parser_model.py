@@ -7,7 +7,8 @@ import pytest
 from reference import central_differences
 from thinc.api import NumpyOps, Ops
 
-from spacy_planar.model.parser_model import build_planar_parser_model, lower_forward, output_weights, states_forward
+from spacy_planar.parser.transition.parser_model import (build_planar_parser_model, lower_forward, output_weights,
+                                                       states_forward)
 
 N_ACTIONS, N_PARTS = 5, 3
 PARAMS = {"lower": ("W", "b", "pad"), "labels": ("E",), "upper": ("W", "b"), "parts": ("W", "b")}
@@ -88,7 +89,7 @@ def test_the_parser_models_gradients_are_its_scores(ops, pieces, labels_apart):
 def test_parsing_scores_are_the_training_forwards_on_any_ops(pieces, labels_apart):
     """The parse loop's scorer (NumpyOps: the C loop over the folded output layer; generic Ops:
     the training forward) gives the training forward's scores, on both Ops alike."""
-    from spacy_planar.model.parser_model import StateScorer
+    from spacy_planar.parser.transition.parser_model import StateScorer
 
     scores = {}
     for ops in (NumpyOps(), Ops()):

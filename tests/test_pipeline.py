@@ -336,7 +336,7 @@ def test_cpu_step_scores_match_the_thinc_ops_path(trained, sentences, system):
     Thinc-ops forward (the path a GPU takes), state by state."""
     import numpy as np
 
-    from spacy_planar.model.parser_model import states_forward
+    from spacy_planar.parser.transition.parser_model import states_forward
     nlp = trained[system]
     parser = nlp.get_pipe("planar_parser")
     _, held_out = sentences
@@ -462,7 +462,7 @@ def test_top_down_cpu_scores_match_the_thinc_ops_path(trained, sentences):
     siblings and candidate spans (-1: the artificial root, no sibling)."""
     import numpy as np
 
-    from spacy_planar.model.parser_model import states_forward
+    from spacy_planar.parser.transition.parser_model import states_forward
     parser = trained["top_down"].get_pipe("planar_parser")
     _, held_out = sentences
     docs = [words_only(trained["top_down"], d) for d in held_out[:30]]

@@ -8,7 +8,7 @@ from reference import central_differences
 from thinc.api import NumpyOps, fix_random_seed
 
 from spacy_planar.io.conllu import read_conllu
-from spacy_planar.model.arc_scorer import ARC_PARAMS, arcs_forward, build_arc_scorer, pred_scores
+from spacy_planar.parser.transition.arc_scorer import ARC_PARAMS, arcs_forward, build_arc_scorer, pred_scores
 from spacy_planar.parser.transition.catalog import make_oracle, make_system, system_for_trees
 from spacy_planar.parser.systems.state import INT, LEFT, PRED, SHIFT
 

@@ -1,7 +1,7 @@
 """The ``biaffine_parser`` component: the graph-based parser (Dozat & Manning 2017), the
 transition parser's sibling, on the same shared encoder, the same way in and out of a tree
 (``shared/codec.py``'s ``TreeCodec`` over a ``GraphEncoding``: the trees as they are, or
-pseudo-projective) and the same scorer. A thin spaCy layer: the model is ``model/biaffine.py``,
+pseudo-projective) and the same scorer. A thin spaCy layer: the model is ``graph/biaffine.py``,
 what it computes with it ``scoring.py``, the decoders ``trees/mst.py`` and ``trees/eisner.py``."""
 
 from collections import Counter
@@ -19,7 +19,7 @@ from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
 from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
 from spacy_planar.io.doc_trees import set_trees
-from spacy_planar.model import biaffine as _biaffine  # noqa: F401  (registers the architecture)
+from spacy_planar.parser.graph import biaffine as _biaffine  # noqa: F401  (registers the architecture)
 from spacy_planar.parser.graph import scoring as graph
 from spacy_planar.parser.graph.teachers import HeadTargets
 from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer)

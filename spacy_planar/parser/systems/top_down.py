@@ -36,7 +36,7 @@ Its static oracle is in ``oracles/top_down.py``.
 
 Weighted prediction (section 5.2): the model scores a state's table actions
 and one PRED move (``n_scored``), and PRED(k) adds an arc score of the pair
-(h, k) and of (previous sibling, k) (eq. 3-4; ``model/parser_model.py``).
+(h, k) and of (previous sibling, k) (eq. 3-4; ``transition/parser_model.py``).
 ``model_inputs`` gives the arc scorer its tokens: h, the sibling (the child
 of h predicted last on the side k is on: children are predicted left to
 right on both sides, and each is completed before the next is predicted,

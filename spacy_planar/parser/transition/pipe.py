@@ -23,7 +23,8 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
-from spacy_planar import model as _model  # noqa: F401  (registers the architecture)
+from spacy_planar import model as _model  # noqa: F401  (registers the encoders)
+from spacy_planar.parser.transition import parser_model as _parser_model  # noqa: F401  (registers the architecture)
 from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.parser.transition.teachers import Teachers

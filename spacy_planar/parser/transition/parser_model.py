@@ -21,8 +21,8 @@ from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, NumpyOps, glorot_uniform_init, zero_init
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from spacy_planar.model import _hidden
-from spacy_planar.model.arc_scorer import build_arc_scorer, pred_scores
+from spacy_planar.parser.transition import _hidden
+from spacy_planar.parser.transition.arc_scorer import build_arc_scorer, pred_scores
 
 
 @registry.architectures("spacy-planar.PlanarParserModel.v1")
