@@ -141,6 +141,19 @@ def test_multiword_tokens_learns_the_treebanks_tokens_and_words(latin_component)
     assert split_words("Nobiscum", {"nobiscum": ["cum", "nobis"]}, (), set()) == ["Cum", "nobis"]
 
 
+def test_the_split_cache_is_bounded_and_answers_past_its_limit(latin_component, monkeypatch):
+    """A corpus of millions of forms meets the cache's limit: the cache is emptied and the form
+    that filled it still gets its words (a million-word parse-corpus once stopped on a KeyError)."""
+    from spacy_planar.ud import words
+
+    monkeypatch.setattr(words, "CACHE_LIMIT", 3)
+    nlp, component = latin_component
+    text = " ".join(f"populusque{k} mecum" for k in range(7))
+    doc = component(nlp(text))
+    assert [t.text for t in doc][:3] == ["populusque0", "cum", "me"]
+    assert len(component._cache) <= 3
+
+
 def test_the_users_text_is_kept_with_each_words_offset_in_it(latin_component):
     """The Doc's text has the words ("Matrem que"); ``doc._.input_text`` is
     the text as given and ``token._.input_idx`` each word's offset in it, the

@@ -51,9 +51,11 @@ from spacy.util import ensure_path
 from spacy_planar.defaults import BATCH_SIZE
 from spacy_planar.io.conllu import MWT_KEY, USER_DATA_KEY
 from spacy_planar.io.readers import WORDS_GIVEN
+from spacy_planar.model.per_word import CACHE_LIMIT
 
 INPUT_KEY = "spacy_planar_input"  # Doc.user_data: (the input text, each word's offset in it)
 MAX_MERGED = 3  # the most tokenizer tokens merged into one treebank token
+MISSING = object()  # a surface form not in the cache (None there: one word)
 MIN_SUFFIX_TYPES = 3  # an enclitic is learned from at least this many distinct tokens split off by it
 
 
@@ -188,11 +190,13 @@ class MultiwordTokens:
 
     def _words(self, surface: str) -> Optional[List[str]]:
         """The words of a surface token, or None where it is one word."""
-        if surface not in self._cache:
-            self._cache[surface] = split_words(surface, self.tables["lexicon"], self._suffixes, self._whole)
-            if len(self._cache) > 200_000:
+        found = self._cache.get(surface, MISSING)
+        if found is MISSING:
+            found = split_words(surface, self.tables["lexicon"], self._suffixes, self._whole)
+            if len(self._cache) >= CACHE_LIMIT:  # bounded: a corpus of millions of forms in flat memory
                 self._cache.clear()
-        return self._cache[surface]
+            self._cache[surface] = found
+        return found
 
     def pipe(self, docs: Iterable[Doc], batch_size: int = BATCH_SIZE) -> Iterable[Doc]:
         for doc in docs:
