@@ -504,7 +504,7 @@ def test_bench_train(small_corpus):
 
     config = [c for c in CONFIGS if c.stem == "swap"][0]
     r = _run("lab", "bench", "train", small_corpus, f"swap={config}", "--steps", "2", "--warmup", "1", "-r", "2",
-             "--threads", "1", "--profile", "--json")
+             "--threads", "1", "--profile", "--memory", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output[r.output.index("{\n"):r.output.rindex("}") + 1])
     # one row per config and thread setting, its best round's words/s, the ratio to itself 1
@@ -517,6 +517,9 @@ def test_bench_train(small_corpus):
     assert sum(profile["share"].values()) == pytest.approx(1.0) and profile["share"]["oracle"] > 0
     assert {"planar_parser.update", "tok2vec.update", "planar_parser.finish_update"} <= set(
         profile["component_s_per_step"])
+    # the most a step allocated: some megabytes (the encoder's activations and gradients), its words
+    memory = out["memory"]["swap"]
+    assert 0.1 < memory["peak_mb"] < 2000 and memory["words"] > 0 and memory["steps"] == 2
 
 
 

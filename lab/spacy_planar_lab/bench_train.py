@@ -81,13 +81,36 @@ class Run:
         words = sum(len(eg.reference) for batch in batches for eg in batch)
         t = time.perf_counter()
         for batch in batches:
-            self.nlp.update(batch, drop=self.dropout, sgd=False, exclude=self.exclude, annotates=self.annotates)
-            for name, proc in self.nlp.pipeline:
-                if name not in self.exclude and getattr(proc, "is_trainable", False) \
-                        and proc.model not in (True, False, None):
-                    proc.finish_update(self.optimizer)
-            self.optimizer.step_schedules()
+            self.step(batch)
         return words, time.perf_counter() - t
+
+    def step(self, batch) -> None:
+        """One step as spaCy's loop takes it: the update, each component's optimizer step."""
+        self.nlp.update(batch, drop=self.dropout, sgd=False, exclude=self.exclude, annotates=self.annotates)
+        for name, proc in self.nlp.pipeline:
+            if name not in self.exclude and getattr(proc, "is_trainable", False) \
+                    and proc.model not in (True, False, None):
+                proc.finish_update(self.optimizer)
+        self.optimizer.step_schedules()
+
+    def memory(self, n: int) -> Dict[str, float]:
+        """The most memory one of ``n`` steps allocates above what is held before it (Python's and
+        numpy's allocations, ``tracemalloc``), in MB, and that step's words."""
+        import tracemalloc
+
+        peak, words = 0.0, 0
+        tracemalloc.start()
+        try:
+            for batch in islice(self.batches, n):
+                before = tracemalloc.get_traced_memory()[0]
+                tracemalloc.reset_peak()
+                self.step(batch)
+                grown = (tracemalloc.get_traced_memory()[1] - before) / 2 ** 20
+                if grown > peak:
+                    peak, words = grown, sum(len(eg.reference) for eg in batch)
+        finally:
+            tracemalloc.stop()
+        return {"peak_mb": peak, "words": words, "steps": n}
 
     def profile(self, n: int) -> Dict:
         """The time of ``n`` steps by ``CATEGORIES`` (shares of the whole) and by component
@@ -145,6 +168,7 @@ def bench_train(
     repeats: int = typer.Option(3, "--repeats", "-r", help="Rounds; each row's figure is its best"),
     threads: List[int] = typer.Option([1, 0], "--threads", help="BLAS/OpenMP threads (0: the default); repeatable"),
     profile: bool = flag(False, "--profile", help="Where the time goes, one more round of each config"),
+    memory: bool = flag(False, "--memory", help="The most a step allocates, one more round of each config"),
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """Training speed of configs, side by side in one run, as spacy train steps (the module's text)."""
@@ -163,11 +187,12 @@ def bench_train(
             row = summary(best[0], [s * best[0] / max(w, 1) for w, s in rounds])
             rows[f"{name}, {n_threads or 'default'} thread{'s' if n_threads != 1 else ''}"] = row
     profiles = {run.name: run.profile(steps) for run in runs} if profile else {}
+    peaks = {run.name: run.memory(steps) for run in runs} if memory else {}
     baseline = rows[next(iter(rows))]["words_per_s"]
     for row in rows.values():
         row["ratio"] = row["words_per_s"] / baseline
     if as_json:
-        print(json.dumps({"rows": rows, "profile": profiles}, indent=2))
+        print(json.dumps({"rows": rows, "profile": profiles, "memory": peaks}, indent=2))
         return
     report(rows, False, f"training speed, {steps} steps of each config's own batches, {train_path}",
            baseline=next(iter(rows)))  # the ratio again, to the first row
@@ -177,4 +202,7 @@ def bench_train(
                                           f"under the profiler")
         msg.table([(k, f"{v:.3f}") for k, v in p["component_s_per_step"].items()], header=("component", "s a step"),
                   aligns=("l", "r"))
-
+    if peaks:
+        msg.table([(name, f"{p['peak_mb']:,.1f}", p["words"]) for name, p in peaks.items()],
+                  header=("config", "peak MB a step", "its words"), aligns=("l", "r", "r"),
+                  title=f"the most one of {steps} steps allocates")
