@@ -96,6 +96,10 @@ def test_bench_memory_generates_the_corpus_and_reads_the_peak(tmp_path):
     known = {w for s in sentences for w in s}
     new = sum(w not in known for t in texts for w in t) / written
     assert 0.4 < new < 0.6
+    # more files than the words fill evenly: every file holds a sentence (parse-corpus refuses an empty one)
+    generated_corpus(sentences, 200, 20, 0.5, tmp_path / "many")
+    assert all(p.read_text(encoding="utf-8").split() for p in (tmp_path / "many").glob("*.txt"))
+    assert len(list((tmp_path / "many").glob("*.txt"))) == 20
     model = small_parser(tmp_path / "model", 10, epochs=1)
     r = CliRunner().invoke(app, ["lab", "bench", "memory", str(model), str(fixture_path()), "--words", "300",
                                  "--files", "2", "--json"])

@@ -25,16 +25,16 @@ from spacy_planar_lab._app import bench_app
 
 def generated_corpus(sentences: List[List[str]], words: int, files: int, new_forms: float, folder: Path,
                      seed: int = 0) -> int:
-    """``files`` text files in ``folder`` of about ``words`` words in all: ``sentences`` drawn at
-    random, one a line, each word made a new form (its text and a number never used before) with
+    """``files`` text files in ``folder`` of about ``words`` words in all, none empty: ``sentences``
+    drawn at random, one a line, each word made a new form (its text and a number never used before) with
     probability ``new_forms``. Returns the words written."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     written, fresh = 0, 0
-    per_file = -(-words // files)
     for f in range(files):
         lines, in_file = [], 0
-        while in_file < per_file and written < words:
+        share = -(-(words - written) // (files - f))  # what is left, shared by the files left
+        while not lines or (in_file < share and written < words):  # a sentence at least in each
             sentence = []
             for w in rng.choice(sentences):
                 if rng.random() < new_forms:
