@@ -357,6 +357,28 @@ def test_the_sentencizer_splits_lines_and_leaves_the_pipeline_alone(model, tmp_p
     assert nlp.pipe_names == names
 
 
+def test_a_files_new_forms_leave_the_vocab_with_it(model, tmp_path):
+    """parse_file in spaCy's memory zone: a file's unseen forms are not kept in the vocab after
+    it (a worker over millions of words stays flat), and the same file parses the same again."""
+    import spacy
+
+    from spacy_planar.corpus.files import parse_file
+
+    nlp = spacy.load(model)
+    if not hasattr(nlp, "memory_zone"):
+        pytest.skip("spaCy before 3.8 has no memory zone")
+    text = tmp_path / "text.txt"
+    text.write_text("jah qaþ xyzzyforma du im .\ngaggiþ in þo plughforma haim .\n", encoding="utf-8")
+    parse_file(nlp, text, tmp_path / "warm.conllu")  # what a first parse adds for good (labels, tags)
+    before = len(nlp.vocab.strings)
+    parse_file(nlp, text, tmp_path / "one.conllu")
+    assert "xyzzyforma" not in nlp.vocab.strings and len(nlp.vocab.strings) == before
+    parse_file(nlp, text, tmp_path / "two.conllu")
+    one = (tmp_path / "one.conllu").read_text(encoding="utf-8")
+    assert "xyzzyforma" in one and one == (tmp_path / "two.conllu").read_text(encoding="utf-8")
+    assert one == (tmp_path / "warm.conllu").read_text(encoding="utf-8")
+
+
 SECOND_ROOT = '''
 from spacy_planar.parser.shared.codec import TreeCodec
 

@@ -189,12 +189,24 @@ def parse_file(nlp, input_path: Path, output_path: Path, sentencizer: bool = Fal
     one-line ``UserError`` and leaves no output."""
     report = FileReport(str(input_path), 0, 0, False)
     repaired_before = repair_counts(nlp)
-    with readable(input_path) as given:  # a stream read once, a compressed file decompressed once
+    # a stream read once, a compressed file decompressed once; the file's new forms leave the vocab with it
+    with readable(input_path) as given, transient_strings(nlp):
         input_upos = _write_parsed(nlp, given, Path(output_path), report, sentencizer, batch_size, progress, kbest,
                                    confidence, keep_input_columns, header)
     report.has_upos = report.has_upos or (keep_input_columns and input_upos)
     report.repairs = dict(repair_counts(nlp) - repaired_before)
     return report
+
+
+def transient_strings(nlp):
+    """spaCy's memory zone (3.8 and later; nothing before): the strings and lexemes a file's new
+    forms add to the vocab are freed after it, so that a process parsing millions of words stays
+    in flat memory (docs/results.md, "Training speed and memory"). The components' caches are keyed
+    by the forms' hashes, which stay the same."""
+    from contextlib import nullcontext
+
+    zone = getattr(nlp, "memory_zone", None)
+    return zone() if zone is not None else nullcontext()
 
 
 def _write_parsed(nlp, input_path: Path, output_path: Path, report: FileReport, sentencizer: bool,
