@@ -23,7 +23,6 @@ OUTSIDE = -1  # ``span_tree``'s head of a token whose head lies outside the span
 SENTER_STARTS_KEY = "spacy_planar.senter_starts"  # the splitter's own sentence starts, where they were not applied
 
 
-
 def words_copy(vocab, doc, sent_starts: Optional[Sequence[bool]] = None):
     """A Doc of ``doc``'s words, spaces and sentence starts (``sent_starts`` in their place where
     given; none where ``doc`` has none) in ``vocab``, and nothing else: the one copy the readers
@@ -33,6 +32,7 @@ def words_copy(vocab, doc, sent_starts: Optional[Sequence[bool]] = None):
     if sent_starts is None and doc.has_annotation("SENT_START"):
         sent_starts = [bool(t.is_sent_start) for t in doc]
     return Doc(vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc], sent_starts=sent_starts)
+
 
 def predicted_starts(doc) -> Optional[List[bool]]:
     """The sentence splitter's starts on a Doc: those it kept aside

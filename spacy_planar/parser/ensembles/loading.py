@@ -1,16 +1,13 @@
-"""How an ensemble's members are loaded and read: each member's transition parsers with the
-ensemble's beam (a beam whose k best parses vote where the members hold parsers of different
-kinds, which are reparsed), and each Doc's words and sentences in a member's own vocab."""
+"""How an ensemble's members are loaded: each member's transition parsers with the ensemble's
+beam (a beam whose k best parses vote where the members hold parsers of different kinds, which are
+reparsed). A member reads each Doc's words and sentences in its own vocab
+(``io.doc_trees.words_copy``)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Dict, Optional, Union
 
-from spacy.language import Language
-from spacy.tokens import Doc
-
 from spacy_planar.defaults import KBEST_BEAM
-from spacy_planar.io.doc_trees import words_copy
 from spacy_planar.io.pipelines import of_factory, parser_kind, pipeline_components
 
 
@@ -26,8 +23,3 @@ def beam_config(path: Union[str, Path], beam: Optional[Dict]) -> Dict:
     ``path`` the settings ``beam`` (none where ``beam`` is None)."""
     ours = of_factory(pipeline_components(path), "planar_parser") if beam else []
     return {"components": {name: dict(beam) for name in ours}}
-
-
-def member_doc(member: Language, doc: Doc) -> Doc:
-    """The Doc's words and sentences in a member's vocab (its vectors)."""
-    return words_copy(member.vocab, doc)

@@ -30,9 +30,8 @@ from spacy.util import minibatch
 
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, PARSES_KEY
-from spacy_planar.io.doc_trees import set_trees
+from spacy_planar.io.doc_trees import set_trees, words_copy
 from spacy_planar.parser.graph.component import BiaffineParser
-from spacy_planar.parser.ensembles.loading import member_doc
 from spacy_planar.parser.ensembles.moves import EnsembleScorer
 from spacy_planar.parser.shared.units import units
 from spacy_planar.parser.transition.pipe import PlanarParser
@@ -121,7 +120,7 @@ class Ensemble:
     def _encode(self, docs: List[Doc], disable: set = frozenset()) -> List[List[Doc]]:
         """Each member's copies of ``docs`` (the first member's are ``docs``), encoded by its
         tok2vec and tagged by the members' taggers as one (their mean probabilities)."""
-        copies = [docs] + [[member_doc(other, doc) for doc in docs] for other in self.members[1:]]
+        copies = [docs] + [[words_copy(other.vocab, doc) for doc in docs] for other in self.members[1:]]
         for member, member_docs in zip(self.members, copies):
             list(member.get_pipe("tok2vec").pipe(member_docs))  # sets each Doc's tensor, which listeners read
         for name in self.taggers:

@@ -21,7 +21,7 @@ from typing import List, Sequence
 
 
 from spacy_planar.errors import Errors, UserError
-from spacy_planar.parser.ensembles.loading import member_doc
+from spacy_planar.io.doc_trees import words_copy
 from spacy_planar.parser.ensembles.moves import EnsembleScorer
 from spacy_planar.parser.shared.softmax import softmax
 from spacy_planar.parser.transition.training import loss_towards
@@ -63,7 +63,7 @@ class Teachers:
         Docs' words in its own vocab)."""
         scorers = []
         for _, nlp, parser in self.members:
-            copies = [member_doc(nlp, doc) for doc in docs]
+            copies = [words_copy(nlp.vocab, doc) for doc in docs]
             if "tok2vec" in nlp.pipe_names:  # each copy's tensor, which the parser's listener reads
                 list(nlp.get_pipe("tok2vec").pipe(copies))
             scorers.append(parser.model.predict(copies))
