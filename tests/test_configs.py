@@ -523,6 +523,17 @@ def test_bench_train(small_corpus):
 
 
 
+def test_the_lab_benches_say_one_line_for_what_is_not_there(small_corpus, tmp_path):
+    """``lab bench train`` without its config or corpus, ``lab bench memory`` without its
+    pipeline: one line with the code, exit 1, before anything is built or generated."""
+    config = [c for c in CONFIGS if c.stem == "arc_eager"][0]
+    for args, code in ((["train", small_corpus, f"a={tmp_path / 'none.cfg'}"], "E031"),
+                       (["train", tmp_path / "none.spacy", f"a={config}"], "E031"),
+                       (["memory", tmp_path / "no_pipeline", small_corpus, "--words", "10"], "E116")):
+        r = _run("lab", "bench", *args)
+        assert r.exit_code == 1 and code in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
 def test_spacy_init_labels(small_corpus, tmp_path):
     import json
 

@@ -20,6 +20,7 @@ import typer
 
 from spacy_planar.cli._app import flag, msg
 from spacy_planar.io.conllu import read_conllu
+from spacy_planar.io.pipelines import pipeline_path
 from spacy_planar_lab._app import bench_app
 
 
@@ -70,6 +71,7 @@ def bench_memory(
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """Peak memory of parse-corpus over generated corpora of growing size (the module's text)."""
+    pipeline_path(model)  # one line (E107, E116) where it names no pipeline, before a corpus is made
     sentences = [s.forms for s in read_conllu(conllu)]
     rows: Dict[str, Dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:

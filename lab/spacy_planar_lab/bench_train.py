@@ -23,7 +23,8 @@ from typing import Dict, Iterator, List, Tuple
 
 import typer
 
-from spacy_planar.cli._app import flag, msg
+from spacy_planar.cli._app import flag, msg, read_config
+from spacy_planar.io.conllu import check_input
 from spacy_planar_lab._app import bench_app
 from spacy_planar_lab.bench import _pipelines, report, summary
 
@@ -172,6 +173,9 @@ def bench_train(
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """Training speed of configs, side by side in one run, as spacy train steps (the module's text)."""
+    for _name, path in _pipelines(configs):
+        read_config(Path(path))  # one line (E031, E032, E088) where it is no config
+    check_input(train_path)
     runs = [Run(name, path, train_path) for name, path in _pipelines(configs)]
     for run in runs:
         run.steps(warmup)
