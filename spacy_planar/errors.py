@@ -205,6 +205,10 @@ class Errors(metaclass=ErrorsWithCodes):
     E165 = ("BiLSTMEncoder.v1: backend = \"torch\" needs PyTorch, which a plain install does not carry: pip install "
             "'spacy-planar[torch]' (or backend = \"thinc\")")
     E166 = "BiLSTMEncoder.v1: backend must be \"thinc\" or \"torch\", not {backend!r}"
+    E167 = ("{name}: reparse_with = '{other}' is the joint pipeline of spacy-planar 0.2 and before, which decided "
+            "each Doc as one tree; a parse_decider after both parsers decides each sentence now: rewrite the "
+            "pipeline's config with `spacy-planar upgrade PIPELINE` (the weights stay as they are)")
+    E168 = "{name}: {reason}"
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -229,6 +233,10 @@ class Warnings(metaclass=ErrorsWithCodes):
             "its own sentences are scored instead")
     W127 = ("{name}: {count} sentences of this update were not among those its teachers were asked about at "
             "initialize; each learned its gold heads alone")
+    W128 = ("{name}: {count} of {units} sentences had no parse of {parser} handed over (the Doc was copied or "
+            "read back after it ran?): each was decided from the trees on Doc._.trees, as hard votes")
+    W129 = ("{name}: {count} of {units} sentences' trees of {parser} were repaired after the parse; those "
+            "trees did not vote")
 
 
 class UserError(ValueError):

@@ -19,7 +19,7 @@ from spacy_planar.trees.algorithms import tree_error
 from spacy_planar.trees.mst import best_tree
 
 LISTENER = {"@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "*"}
-JOINT = {"decoder": "mst", "pseudo_projective": None, "reparse_with": "planar_parser",
+JOINT = {"decoder": "mst", "pseudo_projective": None,
          "model": {"@architectures": "spacy-planar.BiaffineModel.v2", "arc_width": 64, "label_width": 32,
                    "positional_width": 16, "tok2vec": LISTENER}}
 
@@ -35,6 +35,7 @@ def _joint_nlp(n: int = 60, epochs: int = 12):
     nlp.add_pipe("tok2vec")
     nlp.add_pipe("planar_parser", config={"head_probs": True, "model": {"tok2vec": LISTENER}})
     nlp.add_pipe("biaffine_parser", config=JOINT)
+    nlp.add_pipe("parse_decider")
     docs = shortest_docs(nlp.vocab, n)
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
     sgd = nlp.initialize(lambda: examples)
@@ -61,7 +62,7 @@ def reference_decision(nlp, doc):
     from spacy_planar.io.conllu import MOVE_LOGP_KEY
     from spacy_planar.parser.graph import scoring as graph
 
-    with nlp.select_pipes(disable=["biaffine_parser"]):
+    with nlp.select_pipes(disable=["biaffine_parser", "parse_decider"]):
         alone = nlp(_words(nlp, doc))
     heads, _ = span_tree(alone)
     p_move = np.exp(np.asarray(alone.user_data[MOVE_LOGP_KEY]))
@@ -111,11 +112,15 @@ def test_the_joint_pipeline_saves_loads_and_pipes_as_it_parses(joint, tmp_path):
 
 
 def test_without_arc_eagers_tree_the_biaffine_decides_alone(joint):
-    """With the transition parser disabled, the biaffine gives its own tree (nothing to reparse)."""
+    """With the transition parser disabled, the decider gives the biaffine's own tree (the only
+    vote), and with the decider disabled too the biaffine's tree is on Token.head as it wrote it."""
     nlp, docs = joint
-    with nlp.select_pipes(disable=["planar_parser"]):
-        doc = nlp(_words(nlp, docs[0]))
-    assert doc._.trees is None and tree_error(span_tree(doc)[0]) is None
+    for disabled in (["planar_parser"], ["planar_parser", "parse_decider"]):
+        with nlp.select_pipes(disable=disabled):
+            doc = nlp(_words(nlp, docs[0]))
+        own = doc._.trees["biaffine_parser"][0]
+        assert set(doc._.trees) == {"biaffine_parser"} and tree_error(own["heads"]) is None
+        assert span_tree(doc) == (own["heads"], own["labels"])
 
 
 def test_a_joint_pipeline_is_no_member_of_an_ensemble(joint, two_pipelines, tmp_path):
@@ -129,13 +134,34 @@ def test_a_joint_pipeline_is_no_member_of_an_ensemble(joint, two_pipelines, tmp_
     assert not (tmp_path / "out.conllu").exists()
 
 
-def test_reparse_with_names_an_earlier_planar_parser_and_needs_plain_trees():
+def test_the_decider_names_earlier_parsers_it_can_read_and_reparse_with_is_gone():
+    """Each misconfiguration is one line: a parser not before it (or of another kind), a biaffine
+    of encoded trees, a transition parser of several roots, k-best votes without a beam, weights
+    that are not one a parser; the old layout's reparse_with names the upgrade."""
     nlp = spacy.blank("xx")
-    with pytest.raises(UserError, match=r"\[E163\].*no planar_parser of that name"):
+    with pytest.raises(UserError, match=r"\[E167\].*spacy-planar upgrade"):
         nlp.add_pipe("biaffine_parser", config={"reparse_with": "planar_parser", "pseudo_projective": None})
+    with pytest.raises(UserError, match=r"\[E168\].*no component 'planar_parser'"):
+        nlp.add_pipe("parse_decider")
     nlp.add_pipe("planar_parser")
-    with pytest.raises(UserError, match=r"\[E163\].*pseudo_projective = null"):
-        nlp.add_pipe("biaffine_parser", config={"reparse_with": "planar_parser"})
+    nlp.add_pipe("biaffine_parser")
+    with pytest.raises(UserError, match=r"\[E168\].*pseudo_projective = null"):
+        nlp.add_pipe("parse_decider")
+    nlp.remove_pipe("biaffine_parser")
+    nlp.add_pipe("biaffine_parser", config={"pseudo_projective": None})
+    with pytest.raises(UserError, match=r"\[E168\].*weights"):
+        nlp.add_pipe("parse_decider", config={"weights": [1.0]})
+    with pytest.raises(UserError, match=r"\[E168\].*beam_width > 1 and n_best > 1"):
+        nlp.add_pipe("parse_decider", config={"votes": "kbest"})
+    with pytest.raises(UserError, match=r"\[E134\]"):
+        nlp.add_pipe("parse_decider", config={"votes": "arcs"})
+    other = spacy.blank("xx")
+    other.add_pipe("planar_parser", config={"single_root": False})
+    other.add_pipe("biaffine_parser", config={"pseudo_projective": None})
+    with pytest.raises(UserError, match=r"\[E168\].*single_root"):
+        other.add_pipe("parse_decider")
+    nlp.add_pipe("parse_decider")
+    assert nlp.get_pipe("planar_parser").handover.listener == "parse_decider"
 
 
 def test_greedy_moves_probabilities_are_a_beam_of_ones(joint):

@@ -153,7 +153,7 @@ class Ensemble:
             parser.set_annotations(docs, parser.predict(docs, scorer=scorer))
             return
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
-        trees = reparse(self._votes(docs, copies, found), found, self.labels, parser.settings.root_label)
+        trees = reparse(self._votes(docs, copies, found), len(found), self.labels, parser.settings.root_label)
         if trees:
             set_trees(docs, np.concatenate([np.asarray(h, dtype=np.int64) for h, _, _ in trees]),
                       [label for _, labels, _ in trees for label in labels], [len(h) for h, _, _ in trees])
@@ -174,10 +174,10 @@ class Ensemble:
             pipe = member.get_pipe(name)
             if isinstance(pipe, BiaffineParser) and not (pipe.settings.pseudo_projective
                                                          or pipe.settings.tree_transforms):
-                votes.append(GraphVotes(pipe, member_docs, found))
+                votes.append(GraphVotes.of_docs(pipe, member_docs, found))
             else:
                 pipe.set_annotations(member_docs, pipe.predict(member_docs))
-                votes.append(TreeVotes(member_docs, found))
+                votes.append(TreeVotes.of_docs(member_docs, found))
         for doc in docs:
             doc.user_data.pop(PARSES_KEY, None)
         return votes

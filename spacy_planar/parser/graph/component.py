@@ -6,7 +6,7 @@ what it computes with it ``scoring.py``, the decoders ``trees/mst.py`` and ``tre
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
@@ -17,7 +17,7 @@ from thinc.api import Model, set_dropout_rate
 
 from spacy_planar.defaults import EXTRA_ROOT_LABEL, ROOT_LABEL
 from spacy_planar.errors import Errors, UserError, Warnings, unexpected
-from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, MOVE_LOGP_KEY, PARSES_KEY
+from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY
 from spacy_planar.io.doc_trees import set_trees
 from spacy_planar.parser.graph import biaffine as _biaffine  # noqa: F401  (registers the architecture)
 from spacy_planar.parser.graph import scoring as graph
@@ -25,7 +25,9 @@ from spacy_planar.parser.graph.teachers import HeadTargets
 from spacy_planar.parser.shared import scorer as _scorer  # noqa: F401  (registers the default scorer)
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.shared.base import ParserPipe
-from spacy_planar.parser.shared.extensions import TREES_KEY, register as register_extensions
+from spacy_planar.parser.graph.votes import ArcVotes
+from spacy_planar.parser.shared.extensions import register as register_extensions
+from spacy_planar.parser.shared.handover import GraphParse, Handover, set_own_trees
 from spacy_planar.parser.shared.tok2vec import default_model
 from spacy_planar.parser.shared.units import Parsed, unit_words, units, with_whitespace
 from spacy_planar.parser.shared.gold import GoldTrees
@@ -87,32 +89,29 @@ def make_biaffine_parser(nlp: Language, name: str, model: Model, root_label: Opt
         on output; None: the trees as they are.
     loss_per_word: the loss and its gradient divided by the batch's words
         (Stanza's), not summed over them.
-    reparse_with: a planar_parser before it in the pipeline (a joint pipeline,
-        both on one encoder): the tree is decided from both, its arcs'
-        probabilities and that parser's tree as votes (``ensembles/reparse.py``;
-        the move probabilities where that parser keeps them, ``head_probs``),
-        each parser's own tree kept in ``Doc._.trees``; needs
-        pseudo_projective None and no tree_transforms (its arcs are the trees').
+    reparse_with: gone (a pipeline saved before the joint pipeline's own decider,
+        ``parse_decider``): a value other than None is one line (E167) naming
+        ``spacy-planar upgrade``, which rewrites such a pipeline's config.
+
+    In a joint pipeline a ``parse_decider`` after it reads its arcs' probabilities
+    (``shared/handover.py``): it needs pseudo_projective None and no tree_transforms.
     """
-    check_reparse(nlp, name, reparse_with, pseudo_projective, tree_transforms)
+    if reparse_with is not None:
+        raise UserError(Errors.E167.format(name=name, other=reparse_with))
     return BiaffineParser(nlp.vocab, model, name, root_label=root_label, extra_root_label=extra_root_label,
                           tree_transforms=tree_transforms, decoder=decoder, pseudo_projective=pseudo_projective,
-                          loss_per_word=loss_per_word, reparse_with=reparse_with, scorer=scorer)
+                          loss_per_word=loss_per_word, scorer=scorer)
 
 
-def check_reparse(nlp: Language, name: str, other: Optional[str], pseudo_projective: Optional[str],
-                  tree_transforms: Sequence[str]) -> None:
-    """``reparse_with`` names a planar_parser made before this component, and this one's arcs are
-    the trees' own (no pseudo-projective encoding, no transforms); else one line (E163)."""
-    if other is None:
-        return
-    if other not in nlp.component_names or nlp.get_pipe_meta(other).factory != "planar_parser":
-        raise UserError(Errors.E163.format(name=name, other=other, reason="no planar_parser of that name comes "
-                                           f"before it in the pipeline ({', '.join(nlp.component_names)})"))
-    if pseudo_projective is not None or tree_transforms:
-        raise UserError(Errors.E163.format(name=name, other=other, reason="its votes are its arcs' probabilities "
-                                           "of the trees as they are: set pseudo_projective = null and no "
-                                           "tree_transforms"))
+class GraphUnit(NamedTuple):
+    """``BiaffineParser.predict``'s parse of one unit: its (start, end), its tree (heads 1-based,
+    labels), each token's probability of its head and label, and where a decider listens the
+    batch's ``ArcVotes`` and the unit's index there."""
+    span: Tuple[int, int]
+    tree: Tree
+    probs: np.ndarray
+    votes: Optional[ArcVotes] = None
+    unit: int = -1
 
 
 class GraphEncoding:
@@ -149,7 +148,6 @@ class GraphSettings:
     decoder: str
     pseudo_projective: Optional[str]
     loss_per_word: bool
-    reparse_with: Optional[str] = None
     learn_root_label: bool = False
     labels: List[str] = field(default_factory=list)
     single_root: bool = True  # the decoder's constraint (the codec reads it)
@@ -178,7 +176,7 @@ class BiaffineParser(ParserPipe, TrainablePipe):
 
     def __init__(self, vocab, model: Model, name: str, *, root_label: Optional[str], extra_root_label: str,
                  tree_transforms: Sequence[str], decoder: str, pseudo_projective: Optional[str],
-                 loss_per_word: bool, scorer: Optional[Callable], reparse_with: Optional[str] = None):
+                 loss_per_word: bool, scorer: Optional[Callable]):
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -189,12 +187,12 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         self.settings = GraphSettings(root_label=root_label or ROOT_LABEL, learn_root_label=root_label is None,
                                       extra_root_label=extra_root_label,
                                       tree_transforms=check_transforms(list(tree_transforms)), decoder=decoder,
-                                      pseudo_projective=pseudo_projective, loss_per_word=loss_per_word,
-                                      reparse_with=reparse_with)
+                                      pseudo_projective=pseudo_projective, loss_per_word=loss_per_word)
         self.codec = TreeCodec(GraphEncoding(pseudo_projective), self.settings)
         self.gold = GoldTrees(self.settings)
         self.repaired: Counter = Counter()  # what output_trees had to repair (never expected: MST gives trees)
         self.teachers: Optional[HeadTargets] = None  # where initialize is given a teacher
+        self.handover = Handover()  # each sentence's arcs for the decider after it (``parse_decider``)
 
     @property
     def labels(self) -> Tuple[str, ...]:
@@ -300,18 +298,21 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         raise NotImplementedError("BiaffineParser computes its loss inside update()")
 
     # --- parsing --------------------------------------------------------------------------------
-    def predict(self, docs: Iterable[Doc]) -> List[List]:
-        """Per Doc, each unit's ((start, end), tree in UD's label strings, the words' arc
-        probabilities): the units' words without whitespace decoded together
-        (``graph.decode``), whitespace attached after (``parsing.with_whitespace``)."""
+    def predict(self, docs: Iterable[Doc]) -> List[List["GraphUnit"]]:
+        """Per Doc, each unit's parse (``GraphUnit``): the units' words without whitespace decoded
+        together (``graph.decode``), whitespace attached after (``parsing.with_whitespace``);
+        where a decider listens, decoded from the arcs' probabilities it reads (``votes.ArcVotes``)."""
         docs = list(docs)
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
         out: List[List] = [[] for _ in docs]
         if not found:
             return out
         scorer = self.model.predict(docs)
-        if self.settings.reparse_with is not None and all(doc.has_annotation("DEP") for doc in docs if len(doc)):
-            return self._reparsed(docs, found, scorer)  # (without the other parser's trees: this one's alone)
+        if self.handover.listening:
+            votes = ArcVotes(self, docs, found, scorer=scorer)
+            for u, ((k, start, end), (heads, labels, probs)) in enumerate(zip(found, votes.trees())):
+                out[k].append(GraphUnit((start, end), (heads, labels), probs, votes, u))
+            return out
         words, rows, kept = unit_words(docs, found)
         if kept is not None:  # the parse reads the other words only
             scorer = scorer.restricted(kept)
@@ -325,48 +326,34 @@ class BiaffineParser(ParserPipe, TrainablePipe):
             tree = with_whitespace((heads, labels), w, end - start, s.extra_root_label, s.root_label)
             token_probs = np.ones(end - start)
             token_probs[w] = probs
-            out[k].append(((start, end), tree, token_probs))
+            out[k].append(GraphUnit((start, end), tree, token_probs))
         return out
 
-    def _reparsed(self, docs: List[Doc], found, scorer) -> List[List]:
-        """``predict``'s units decided with ``reparse_with``'s trees (on the Docs, set by that
-        parser just before this one): its votes and this parser's arcs' probabilities as one
-        (``ensembles/reparse.py``), each unit with the two parsers' own trees."""
-        from spacy_planar.parser.ensembles.reparse import GraphVotes, TreeVotes, reparse
-
-        mine, theirs = GraphVotes(self, docs, found, scorer=scorer), TreeVotes(docs, found, soft=True)
-        labels = sorted(set(self.labels) | {label for parses in theirs.parses for _, _, ls in parses for label in ls})
-        decided = reparse([mine, theirs], found, labels, self.settings.root_label)
-        own = mine.trees()
-        out: List[List] = [[] for _ in docs]
-        for u, ((k, start, end), (heads, names, probs)) in enumerate(zip(found, decided)):
-            trees = {self.settings.reparse_with: theirs.tree(u), self.name: own[u]}
-            out[k].append(((start, end), (list(heads), names), probs, trees))
-        return out
-
-    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+    def set_annotations(self, docs: Iterable[Doc], predictions: List[List["GraphUnit"]]) -> None:
         """Heads and labels of every unit (``codec.TreeCodec.output_trees``: the inverse
         transforms, checked), and each word's probability of its head and label
-        (``Token._.head_prob``); reparsing, each parser's own tree (``Doc._.trees``)."""
+        (``Token._.head_prob``); where a decider listens, each unit's parse handed over to it
+        (``shared/handover.py``: ``GraphParse``) and its tree in ``Doc._.trees``."""
         docs = list(docs)
-        trees = [[Parsed(unit[0], unit[1]) for unit in doc_units] for doc_units in predictions]
-        heads, labels, lengths, _ = self.codec.output_trees(trees, self.name, self.repaired)
-        if lengths:
-            set_trees(docs, heads, labels, lengths)
+        trees = [[Parsed(unit.span, unit.tree) for unit in doc_units] for doc_units in predictions]
+        out = self.codec.output_trees(trees, self.name, self.repaired)
+        if out.lengths:
+            set_trees(docs, out.heads, out.labels, out.lengths)
+        repaired = iter(out.repaired)
         for doc, doc_units in zip(docs, predictions):
             probs = [None] * len(doc)
-            for (start, end), _, p, *_ in doc_units:
-                probs[start:end] = np.round(p, HEAD_PROB_DECIMALS).tolist()
+            handed = []
+            for unit in sorted(doc_units, key=lambda unit: unit.span):
+                start, end = unit.span
+                probs[start:end] = np.round(unit.probs, HEAD_PROB_DECIMALS).tolist()
+                fixed = next(repaired)
+                if unit.votes is not None:
+                    handed.append(GraphParse(unit.span, [int(h) for h in unit.tree[0]], list(unit.tree[1]),
+                                             unit.votes, unit.unit, fixed))
             doc.user_data[HEAD_PROBS_KEY] = probs
-            reparsed = [(span, rest[2]) for span, *rest in doc_units if len(rest) == 3]  # _reparsed's units
-            if reparsed:  # the other's k best parses and moves were its own
-                doc.user_data.pop(PARSES_KEY, None)
-                doc.user_data.pop(MOVE_LOGP_KEY, None)
-                own: Dict[str, List] = {}
-                for (start, end), by_name in reparsed:
-                    for name, (h, lab) in by_name.items():
-                        own.setdefault(name, []).append((start, end, list(h), list(lab)))
-                doc.user_data[TREES_KEY] = own
+            if self.handover.listening:
+                self.handover.put(doc, handed)
+                set_own_trees(doc, self.name, handed)
 
     def _load_cfg(self, cfg: dict) -> None:
         self.settings.load(self.name, cfg)

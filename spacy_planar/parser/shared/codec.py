@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import List, Optional, Protocol, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
@@ -24,6 +24,23 @@ from spacy_planar.parser.shared import repairs
 from spacy_planar.trees.algorithms import Tree, are_trees, one_root
 from spacy_planar.trees.pseudoproj import undecorate
 from spacy_planar.trees.transforms import apply_transforms, restored
+
+
+class Output(NamedTuple):
+    """``TreeCodec.output_trees``' answer: every unit's tree concatenated (heads 1-based within
+    its unit, UD labels), the units' lengths, per unit its beam's final states in UD terms (or
+    None) and whether its tree was repaired."""
+    heads: np.ndarray
+    labels: List[str]
+    lengths: List[int]
+    alternatives: List[Optional[List]]
+    repaired: List[bool]
+
+    def units(self):
+        """Per unit: (heads, labels, repaired), in the order of the units."""
+        bounds = np.cumsum([0] + list(self.lengths))
+        return [(self.heads[a:b].tolist(), self.labels[a:b], fixed)
+                for a, b, fixed in zip(bounds[:-1], bounds[1:], self.repaired)]
 
 
 class Encoding(Protocol):
@@ -107,19 +124,20 @@ class TreeCodec:
             return None
         return list(heads), [undecorate(label) for label in labels]
 
-    def output_trees(self, predictions: List[List], name: str, repaired: Counter
-                     ) -> Tuple[np.ndarray, List[str], List[int], List[Optional[List]]]:
+    def output_trees(self, predictions: List[List], name: str, repaired: Counter) -> "Output":
         """Every unit's tree (``parsing.Parsed``) in UD terms, concatenated: (heads, labels, lengths),
-        and per unit its beam's final states in UD terms (None where ``n_best`` is 1); a unit that is not a
-        tree becomes a flat one (``NOT_A_TREE``). Every repair is added to ``repaired`` and
-        reported (``repairs.report``)."""
+        per unit its beam's final states in UD terms (None where ``n_best`` is 1) and whether its
+        tree was repaired on the way out; a unit that is not a tree becomes a flat one
+        (``NOT_A_TREE``). Every repair is added to ``repaired`` and reported (``repairs.report``)."""
         s = self.settings
         found: Counter = Counter()
-        trees, alternatives = [], []
+        trees, alternatives, fixed = [], [], []
         for doc_units in predictions:
             for unit in sorted(doc_units, key=lambda unit: unit.span):
+                before = sum(found.values())
                 found[repairs.FELL_OUT] += unit.fell_out
                 trees.append(self.decode(unit.tree, found))
+                fixed.append(sum(found.values()) > before)
                 alternatives.append(None if unit.finals is None else self.alternatives(unit.finals, found))
         lengths = [len(h) for h, _ in trees]
         heads = np.asarray([h for tree, _ in trees for h in tree], dtype=np.int64)
@@ -133,8 +151,9 @@ class TreeCodec:
             heads[a:b] = flat_heads
             labels[a:b] = flat_labels
             alternatives[u] = None
+            fixed[u] = True
         repairs.report(found, repaired, name, len(lengths), s.extra_root_label, s.tree_transforms)
-        return heads, [undecorate(label) for label in labels], lengths, alternatives
+        return Output(heads, [undecorate(label) for label in labels], lengths, alternatives, fixed)
 
     def alternatives(self, finals: Sequence, found: Counter) -> List:
         """A beam's final states (total, tree, the words' move log-probabilities) in UD terms

@@ -15,10 +15,12 @@ Unit = Tuple[int, int, int]  # (Doc, start, end)
 
 
 def units(doc: Doc) -> List[Tuple[int, int]]:
-    """Parse units: the sentences set by an earlier component, else the Doc."""
+    """Parse units: the Doc's sentences where it has them (set by the senter or the user, read
+    from CoNLL-U, or by the roots of a parser before this one, one a sentence), else the Doc. A
+    parser never parses across a boundary set before it, so each of its trees keeps them."""
     if len(doc) == 0:
         return []
-    if doc.has_annotation("SENT_START") and not doc.has_annotation("DEP"):
+    if doc.has_annotation("SENT_START") or doc.has_annotation("DEP"):
         return [(s.start, s.end) for s in doc.sents]
     return [(0, len(doc))]
 

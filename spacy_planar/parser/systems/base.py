@@ -17,7 +17,9 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.parser.systems.state import (
     FEATURES_1STACK,
     LABEL_FEATURES,
+    LEFT,
     MOVE_NAMES,
+    RIGHT,
     ActionSpace,
     ActionTable,
     FeaturePlan,
@@ -65,6 +67,16 @@ class TransitionSystem:
     @property
     def root_label(self) -> str:
         return self.labels[self.root_id]
+
+    def attaching(self, st: States) -> Optional[Dict[int, np.ndarray]]:
+        """Per labelled move, the word it would give a head in each state (-1: none): where no
+        move attaches the root (no root on the stack: the words left headless are the roots), what
+        ``driver.MoveRecorder`` needs for a root's probability of staying headless. Every move
+        of such a system links s0 and b0 (arc-eager, planar, 2-planar on its active stack):
+        LEFT-ARC gives s0 its head, RIGHT-ARC b0. None where a move attaches the root too."""
+        if self.root_on_stack:
+            return None
+        return {LEFT: st.s(0), RIGHT: st.b(0)}
 
     # --- to be described by each system ------------------------------------------
     def valid_moves(self, st: States) -> np.ndarray:

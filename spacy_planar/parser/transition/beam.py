@@ -41,8 +41,8 @@ class Beam:
     unfinished ones, until the whole beam is final; the sentence's tree is
     then its best state's (``trees``). ``keep_all``: also every final
     state's tree with its total, best first, and per word the
-    log-probability of the move that gave it its head (0.0 for a word no
-    move attached, a root by default) (``kbest``: the k-best parses, their
+    log-probability of the move that gave it its head (a root no move
+    attached: of staying headless, ``staying_headless``) (``kbest``: the k-best parses, their
     probabilities and the arcs' confidences)."""
 
     def __init__(self, system: TransitionSystem, st: States, offsets: np.ndarray, width: int, *,
@@ -60,8 +60,11 @@ class Beam:
         self.trees: List[Optional[Tree]] = [None] * st.B
         self.keep_all = keep_all
         self.kbest: List[List[Tuple[float, Tree, List[float]]]] = [[] for _ in range(st.B)]
-        # with keep_all, per row and word: the log-probability of the move that gave the word its head
+        # with keep_all, per row and word: the log-probability of the move that gave the word its head,
+        # and of no move giving it one so far (``staying_headless``: a root's)
         self.arc_logp = np.zeros((st.B, st.T)) if keep_all else None
+        self.headless_logp = np.zeros((st.B, st.T)) if keep_all else None
+        self._headless_step: Optional[np.ndarray] = None
         self.recorded = np.zeros(st.B, dtype=bool)  # sentences whose beam is all final, tree taken
 
     @property
@@ -82,6 +85,7 @@ class Beam:
             self.system.apply(self.st, a)
         else:  # the new arcs get their move's log-probability
             self.arc_logp = self.arc_logp[r]
+            self.headless_logp = (self.headless_logp + self._headless_step)[r]
             headless = self.st.heads < 0
             self.system.apply(self.st, a)
             rows, words = np.nonzero(headless & (self.st.heads >= 0))
@@ -98,6 +102,8 @@ class Beam:
             mine = mine[_first_of_each(self.sent[mine], st.signature()[mine])]
         going = mine[live[mine]]
         k, a, c = np.zeros(0, dtype=INT), np.zeros(0, dtype=INT), np.zeros(0)
+        if self.keep_all:
+            self._headless_step = np.zeros((st.B, st.T))
         if len(going):
             valid = system.valid_actions(st)[going]
             rules = system.ud_label_rules(st)
@@ -105,6 +111,8 @@ class Beam:
                 valid &= rules[going]
             scores = np.asarray(score(*(x[going] for x in system.model_inputs(st, self.offsets))))
             k, a, c = candidates(system, scores, valid, self.total[going], self.width)
+            if self.keep_all:
+                staying_headless(system, st, going, np.where(valid, scores, -np.inf), self._headless_step)
         finished = mine[~live[mine]]  # they stay as they are (action -1)
         r, a, c, sent, lead = _best_of_each((k, a, c), going, finished, self.total, self.sent, self.width)
         kept = (np.arange(len(sent)) - lead < self.width) & (c >= c[lead] + self.log_density)
@@ -126,7 +134,10 @@ class Beam:
             rows = np.concatenate([np.arange(r, end[first == r][0]) for r in new])
             for r, tree in zip(rows, self.system.output_trees(self.st, rows, decode=False)):
                 n = len(tree[0])
-                self.kbest[sent[r]].append((float(self.total[r]), tree, self.arc_logp[r, 1:n + 1].tolist()))
+                local = self.arc_logp[r, 1:n + 1].copy()
+                roots = np.flatnonzero((np.asarray(tree[0]) == 0) & (local == 0.0))
+                local[roots] = self.headless_logp[r, roots + 1]
+                self.kbest[sent[r]].append((float(self.total[r]), tree, local.tolist()))
         self.recorded[sent[new]] = True
 
 
@@ -368,3 +379,26 @@ def _first_of_each(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
     as_bytes = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
     _, first = np.unique(as_bytes, return_index=True)
     return np.sort(first)
+
+
+def staying_headless(system: TransitionSystem, st: States, going: np.ndarray, masked: np.ndarray,
+                     out: np.ndarray) -> None:
+    """Add to ``out`` (rows of ``st`` x positions) each headless word's log-probability that this
+    step gives it no head: log(1 - p) where p is the probability of the valid moves that would
+    (``masked``: the rows ``going``'s scores, -inf where not valid; softmax over them), for the
+    systems whose roots no move attaches (``TransitionSystem.attaching``). Summed over a parse,
+    a root's probability of staying headless (``driver.MoveRecorder``, ``Beam`` with ``keep_all``)."""
+    attaching = system.attaching(st)
+    if attaching is None or not len(going):
+        return
+    masked = np.asarray(masked, dtype=np.float64)
+    top = masked.max(axis=1, keepdims=True)
+    probs = np.exp(masked - top)
+    probs /= probs.sum(axis=1, keepdims=True)
+    table = system.actions.table
+    move_of = np.concatenate([table.move_of, np.full(probs.shape[1] - len(table), -1)])
+    for move, words in attaching.items():
+        word = words[going]
+        mass = probs[:, move_of == move].sum(axis=1)
+        open_ = (word >= 0) & (st.at(st.heads, words)[going] < 0)
+        np.add.at(out, (going[open_], word[open_]), np.log(np.clip(1.0 - mass[open_], 1e-12, 1.0)))

@@ -20,7 +20,7 @@ import numpy as np
 
 from spacy_planar.defaults import COMPACT_BELOW
 from spacy_planar.errors import Errors, UnexpectedError, debugging, unexpected
-from spacy_planar.parser.transition.beam import Beam, BeamRun, GoldBeam
+from spacy_planar.parser.transition.beam import Beam, BeamRun, GoldBeam, staying_headless
 from spacy_planar.parser.transition.catalog import make_oracle
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.oracles import Oracle
@@ -194,19 +194,22 @@ def greedy_parse(system: TransitionSystem, score: Callable, lengths: Sequence[in
         return drive(system, st, greedy_chooser(system, score), offsets=offsets, keep_trees=True)
     recorder = MoveRecorder(system, score, st)
     trees = drive(system, st, recorder.choose, offsets=offsets, keep_trees=True, observe=recorder.observe)
-    move_logp.extend(recorder.logp[b, 1:n + 1].tolist() for b, n in enumerate(lengths))
+    move_logp.extend(recorder.word_logp(b, tree[0]) for b, tree in enumerate(trees))
     return trees
 
 
 class MoveRecorder:
     """The greedy chooser (``greedy_chooser``'s actions) that also records, per state and word, the
     log-probability of the move that gave the word its head under the softmax over the state's
-    valid actions (0.0 for a word no move attached: a root by default), as ``beam.Beam``
-    records its moves with ``keep_all``; ``observe`` takes the step's new arcs."""
+    valid actions, as ``beam.Beam`` records its moves with ``keep_all``; ``observe`` takes the
+    step's new arcs. A root no move attached (a system without the root on its stack,
+    ``attaching``) gets its probability of staying headless: the product, over the states
+    where a valid move would have given it a head, of one less those moves' probability."""
 
     def __init__(self, system: TransitionSystem, score: Callable, st: States):
         self.system, self.score = system, score
         self.logp = np.zeros((st.B, st.T))
+        self.headless = np.zeros((st.B, st.T))  # each word's log-probability of no head so far
         self.step: Optional[Tuple[np.ndarray, ...]] = None
 
     def choose(self, st: States, oracle: None, rows: np.ndarray, offsets: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -222,12 +225,26 @@ class MoveRecorder:
         top = masked.max(axis=1, keepdims=True)
         norm = top[:, 0] + np.log(np.exp(masked - top).sum(axis=1))
         self.step = (rows[going], st.heads[going] < 0, scores[np.arange(len(going)), actions[going]] - norm, going)
+        if self.system.attaching(st) is not None:
+            step = np.zeros((st.B, st.T))
+            staying_headless(self.system, st, going, masked, step)
+            self.headless[rows] += step
         return actions
 
     def observe(self, st: States) -> None:
         rows, headless, logp, going = self.step
         r, w = np.nonzero(headless & (st.heads[going] >= 0))
         self.logp[rows[r], w] = logp[r]
+
+    def word_logp(self, b: int, heads: Sequence[int]) -> List[float]:
+        """Unit ``b``'s words' log-probabilities of their heads in its tree ``heads`` (1-based):
+        a root's of staying headless where no move attached it."""
+        n = len(heads)
+        out = self.logp[b, 1:n + 1].copy()
+        roots = np.flatnonzero(np.asarray(heads, dtype=INT) == 0)
+        unattached = roots[out[roots] == 0.0]
+        out[unattached] = self.headless[b, unattached + 1]
+        return out.tolist()
 
 
 def greedy_chooser(system: TransitionSystem, score: Callable) -> Chooser:

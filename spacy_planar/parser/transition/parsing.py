@@ -4,7 +4,7 @@ beam), whitespace tokens set aside and attached after the parse, and the
 trees brought back to UD and checked before they are written."""
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from spacy.tokens import Doc
@@ -113,16 +113,31 @@ def spaced_scores(local: List[float], words: np.ndarray, n: int) -> List[float]:
     return out.tolist()
 
 
-def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labels: List[str], lengths: List[int],
-               alternatives: List[Optional[List]], n_best: int, calibration: Dict) -> None:
+def unit_parses(predictions: List[List], out, temperature: float) -> List[Tuple]:
+    """Per unit, in ``codec.TreeCodec.output_trees``' order (``out``, its answer): (its Doc, its
+    span, its distinct parses as (probability at ``temperature``, heads, labels), best first, and
+    per token the log-probability of the move that gave it its head in the best tree's best
+    derivation). A repaired tree takes the first place; its moves are not its tree's (none: 0.0)."""
+    where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]
+    bounds = np.cumsum([0] + list(out.lengths))
+    found = []
+    for u, ((k, (s, e)), finals) in enumerate(zip(where, out.alternatives)):
+        best = (out.heads[bounds[u]:bounds[u + 1]].tolist(), out.labels[bounds[u]:bounds[u + 1]])
+        parses = distinct_parses(finals or [(0.0, best)], temperature)  # never empty
+        if (parses[0][1], parses[0][2]) != best:  # a repaired tree (never expected) takes the beam's first place
+            parses = [(parses[0][0], *best)] + [p for p in parses[1:] if (p[1], p[2]) != best]
+        derivations = [(total, local) for total, tree, local in finals or [] if (list(tree[0]), list(tree[1])) == best]
+        move_logp = max(derivations, default=(0.0, [0.0] * (e - s)), key=lambda f: f[0])[1]
+        found.append((k, (s, e), parses, move_logp))
+    return found
+
+
+def set_parses(docs: List[Doc], parses: List[Tuple], n_best: int, calibration: Dict) -> None:
     """Each unit's ``n_best`` most probable distinct parses (none kept where ``n_best`` is 1),
     each word's arc probability (``kbest.py``: its confidence at the ``calibration``'s
     temperature, through its map) and the log-probability of the move that
-    gave it its head, into its Doc's ``user_data`` (``shared/extensions.py``), in
-    ``codec.TreeCodec.output_trees``' order of units."""
-    temperature = calibration["temperature"]
-    where = [(k, span) for k, doc_units in enumerate(predictions) for span, *_ in sorted(doc_units, key=lambda u: u[0])]
-    bounds = np.cumsum([0] + lengths)
+    gave it its head, into its Doc's ``user_data`` (``shared/extensions.py``); ``parses``:
+    ``unit_parses``' answer."""
     for doc in docs:
         if n_best > 1:
             doc.user_data[PARSES_KEY] = []
@@ -130,17 +145,10 @@ def set_parses(docs: List[Doc], predictions: List[List], heads: np.ndarray, labe
             doc.user_data.pop(PARSES_KEY, None)
         doc.user_data[HEAD_PROBS_KEY] = [None] * len(doc)
         doc.user_data[MOVE_LOGP_KEY] = [None] * len(doc)
-    for u, ((k, (s, e)), finals) in enumerate(zip(where, alternatives)):
-        best = (heads[bounds[u]:bounds[u + 1]].tolist(), labels[bounds[u]:bounds[u + 1]])
-        parses = distinct_parses(finals or [(0.0, best)], temperature)  # never empty
-        if (parses[0][1], parses[0][2]) != best:  # a repaired tree (never expected) takes the beam's first place
-            parses = [(parses[0][0], *best)] + [p for p in parses[1:] if (p[1], p[2]) != best]
-        # the moves of the best tree's best derivation (none where the tree was repaired: the marginal alone)
-        derivations = [(total, local) for total, tree, local in finals or [] if (list(tree[0]), list(tree[1])) == best]
-        move_logp = max(derivations, default=(0.0, [0.0] * (e - s)), key=lambda f: f[0])[1]
+    for k, (s, e), alts, move_logp in parses:
         if n_best > 1:
             docs[k].user_data[PARSES_KEY].append(
-                (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in parses[:n_best]]))
-        probs = calibrated(arc_confidence(parses, *best, move_logp), calibration)
+                (s, e, [{"prob": p, "heads": h, "labels": l} for p, h, l in alts[:n_best]]))
+        probs = calibrated(arc_confidence(alts, alts[0][1], alts[0][2], move_logp), calibration)
         docs[k].user_data[HEAD_PROBS_KEY][s:e] = probs.round(HEAD_PROB_DECIMALS).tolist()
         docs[k].user_data[MOVE_LOGP_KEY][s:e] = np.round(move_logp, 4).tolist()

@@ -31,7 +31,8 @@ from spacy_planar.parser.transition.teachers import Teachers
 from spacy_planar.parser.shared.extensions import register as register_extensions
 from spacy_planar.parser.shared.codec import TreeCodec
 from spacy_planar.parser.shared.base import ParserPipe
-from spacy_planar.parser.transition.parsing import parse_docs, set_parses
+from spacy_planar.parser.shared.handover import Handover, TreeParse, set_own_trees
+from spacy_planar.parser.transition.parsing import parse_docs, set_parses, unit_parses
 from spacy_planar.parser.shared.units import units
 from spacy_planar.parser.transition.settings import ParserSettings
 from spacy_planar.parser.systems import TransitionSystem, Tree
@@ -74,6 +75,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
         # parsed sentences whose output was repaired, by the code of the repair (repairs.py)
         self.repaired: Counter = Counter()
         self.teachers = None  # teachers.Teachers, where initialize is given them
+        self.handover = Handover()  # each sentence's parse for the decider after it (``parse_decider``)
 
     # --- the transition system and labels ---------------------------------------
     @property
@@ -286,6 +288,8 @@ class PlanarParser(ParserPipe, TrainablePipe):
         if not found:
             return [[] for _ in docs]
         settings = self.settings if beam_width is None else replace(self.settings, beam_width=int(beam_width))
+        if self.handover.listening and not settings.keeps_finals:  # the decider reads the moves' probabilities
+            settings = replace(settings, head_probs=True)
         scorer = self.model.predict(docs) if scorer is None else scorer
         return parse_docs(self.system, scorer, self.model.ops, docs, found, settings)
 
@@ -293,14 +297,25 @@ class PlanarParser(ParserPipe, TrainablePipe):
         """Heads and labels of every unit, brought back to UD and checked
         (``codec.TreeCodec.output_trees``), written Doc by Doc; with
         ``n_best`` > 1, each unit's k best parses and each word's arc
-        probability (``shared/extensions.py``)."""
+        probability (``shared/extensions.py``); where a decider listens, each unit's parse
+        handed over to it (``shared/handover.py``: ``TreeParse``) and its tree in ``Doc._.trees``."""
         docs = list(docs)
-        heads, labels, lengths, alternatives = self.codec.output_trees(predictions, self.name, self.repaired)
-        if lengths:
-            set_trees(docs, heads, labels, lengths)
+        out = self.codec.output_trees(predictions, self.name, self.repaired)
+        if out.lengths:
+            set_trees(docs, out.heads, out.labels, out.lengths)
         s = self.settings
+        parses = unit_parses(predictions, out, s.calibration["temperature"]) if out.lengths else []
         if s.keeps_finals:
-            set_parses(docs, predictions, heads, labels, lengths, alternatives, s.n_best, s.calibration)
+            set_parses(docs, parses, s.n_best, s.calibration)
+        if self.handover.listening:
+            kept = s.n_best if s.n_best > 1 and s.beam_width > 1 else 0
+            by_doc: List[List[TreeParse]] = [[] for _ in docs]
+            for (k, span, alts, move_logp), (heads, labels, fixed) in zip(parses, out.units()):
+                by_doc[k].append(TreeParse(span, heads, labels, np.exp(np.asarray(move_logp, dtype=float)),
+                                           alts[:kept] if kept else None, fixed))
+            for doc, doc_parses in zip(docs, by_doc):
+                self.handover.put(doc, doc_parses)
+                set_own_trees(doc, self.name, doc_parses)
 
     def _load_cfg(self, cfg: dict) -> None:
         """The saved settings (``ParserSettings.load``: the options set at load stay)."""
