@@ -189,8 +189,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E157 = ("{location}: nothing is released there yet ({reason}); build the ready-made pipelines from a clone with "
             "`spacy project run zoo .` (Latin alone: `spacy project run zoo-la .`), then download NAME --index "
             "packages/dist/index.json")
-    E158 = ("--kbest with an ensemble of different parsers (or a pipeline whose biaffine_parser reparses with "
-            "another): their trees are reparsed into one (no k-best list); leave out --kbest, or ensemble seeds of "
+    E158 = ("--kbest with an ensemble of different parsers (or a joint pipeline, whose parse_decider decides from "
+            "both): their trees are reparsed into one (no k-best list); leave out --kbest, or ensemble seeds of "
             "one transition system")
     E159 = "spacy-planar.Corpus.v1: sentences must be at least 1, not {sentences}"
     E160 = "spacy-planar.batch_by_words.v1: share must be 0 or more, not {share}"

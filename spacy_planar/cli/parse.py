@@ -82,8 +82,7 @@ def run_parse(model: str, input_path: Path, output_path: Path, sentencizer: bool
         for member in members:
             set_treebank(member, treebank)
     nlp = members[0]
-    if kbest > 1 and any(getattr(nlp.get_pipe(name), "settings", None) is not None
-                         and getattr(nlp.get_pipe(name).settings, "reparse_with", None) for name in nlp.pipe_names):
+    if kbest > 1 and any(nlp.get_pipe_meta(name).factory == "parse_decider" for name in nlp.pipe_names):
         raise UserError(Errors.E158)
     if ensemble:
         from spacy_planar.parser.ensembles.members import Ensemble

@@ -100,7 +100,7 @@ def parser_kind(name: str) -> str:
 def parsers_held(path: Union[str, Path]) -> List[str]:
     """What parses in the pipeline folder at ``path``, for a user (``download --list``, the
     index): each parser by its transition system's name or ``biaffine`` (in pipeline order;
-    a biaffine that reparses with another: ``biaffine (reparsing)``), a ``planar_ensemble``'s
+    a ``parse_decider``: ``decider``), a ``planar_ensemble``'s
     members' each (``ensemble: ...``)."""
     components = pipeline_components(path)
     out: List[str] = []
@@ -109,7 +109,9 @@ def parsers_held(path: Union[str, Path]) -> List[str]:
         if factory == "planar_parser":
             out.append(component.get("transition_system", {}).get("@transition_systems", "").split(".")[1])
         elif factory == "biaffine_parser":
-            out.append("biaffine (reparsing)" if component.get("reparse_with") else "biaffine")
+            out.append("biaffine")
+        elif factory == "parse_decider":
+            out.append("decider")
         elif factory == "planar_ensemble":
             members = [" + ".join(parsers_held(Path(path) / name / MEMBER.format(k)))
                        for k in range(component.get("members", 0))]
