@@ -227,3 +227,23 @@ def test_a_plain_install_pulls_no_torch():
     assert {"spacy", "thinc", "numpy", "conllu"} <= plain
     assert not plain & {"torch", "spacy-transformers"}
     assert any(r.name == "torch" and r.marker.evaluate({"extra": "torch"}) for r in reqs)
+
+
+# the parser's rooms by floor: a module imports only its own floor's rooms or those below (ensembles/ reads
+# both parsers; the decider among them; the parsers read shared/ and their own systems and oracles)
+FLOORS = {"ensembles": 4, "transition": 3, "oracles": 2, "graph": 2, "systems": 1, "shared": 1}
+
+
+def test_no_room_of_the_parser_imports_one_above_it():
+    known = modules()
+    upward = []
+    for name, path in known.items():
+        parts = name.split(".")
+        if parts[:2] != ["spacy_planar", "parser"] or len(parts) < 4 or parts[2] not in FLOORS:
+            continue
+        for target in imports(name, path, known):
+            tparts = target.split(".")
+            if tparts[:2] == ["spacy_planar", "parser"] and len(tparts) > 2 and tparts[2] in FLOORS \
+                    and FLOORS[tparts[2]] > FLOORS[parts[2]]:
+                upward.append((name, target))
+    assert upward == []

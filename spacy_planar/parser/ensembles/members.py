@@ -32,7 +32,7 @@ from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.conllu import HEAD_PROB_DECIMALS, HEAD_PROBS_KEY, PARSES_KEY
 from spacy_planar.io.doc_trees import set_trees, words_copy
 from spacy_planar.parser.graph.component import BiaffineParser
-from spacy_planar.parser.ensembles.moves import EnsembleScorer
+from spacy_planar.parser.transition.moves import EnsembleScorer
 from spacy_planar.parser.shared.units import units
 from spacy_planar.parser.transition.pipe import PlanarParser
 from spacy_planar.parser.ensembles.reparse import GraphVotes, TreeVotes, reparse

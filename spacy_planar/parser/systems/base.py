@@ -78,6 +78,26 @@ class TransitionSystem:
             return None
         return {LEFT: st.s(0), RIGHT: st.b(0)}
 
+    def staying_headless(self, st: States, going: np.ndarray, masked: np.ndarray, out: np.ndarray) -> None:
+        """Add to ``out`` (rows of ``st`` x positions) each headless word's log-probability that this
+        step gives it no head: log(1 - p), p the probability of the valid moves that would
+        (``attaching``; ``masked``: the rows ``going``'s scores, -inf where not valid, softmax over
+        them). Summed over a parse, a root's probability of staying headless (``driver.MoveRecorder``,
+        ``beam.Beam`` with ``keep_all``); nothing where a move attaches the root too."""
+        attaching = self.attaching(st)
+        if attaching is None or not len(going):
+            return
+        masked = np.asarray(masked, dtype=np.float64)
+        probs = np.exp(masked - masked.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        table = self.actions.table
+        move_of = np.concatenate([table.move_of, np.full(probs.shape[1] - len(table), -1)])
+        for move, words in attaching.items():
+            word = words[going]
+            mass = probs[:, move_of == move].sum(axis=1)
+            open_ = (word >= 0) & (st.at(st.heads, words)[going] < 0)
+            np.add.at(out, (going[open_], word[open_]), np.log(np.clip(1.0 - mass[open_], 1e-12, 1.0)))
+
     # --- to be described by each system ------------------------------------------
     def valid_moves(self, st: States) -> np.ndarray:
         """[B, M] boolean: which moves are allowed in each state (M: the

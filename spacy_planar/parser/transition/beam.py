@@ -42,7 +42,7 @@ class Beam:
     then its best state's (``trees``). ``keep_all``: also every final
     state's tree with its total, best first, and per word the
     log-probability of the move that gave it its head (a root no move
-    attached: of staying headless, ``staying_headless``) (``kbest``: the k-best parses, their
+    attached: of staying headless, ``TransitionSystem.staying_headless``) (``kbest``: the k-best parses, their
     probabilities and the arcs' confidences)."""
 
     def __init__(self, system: TransitionSystem, st: States, offsets: np.ndarray, width: int, *,
@@ -112,7 +112,7 @@ class Beam:
             scores = np.asarray(score(*(x[going] for x in system.model_inputs(st, self.offsets))))
             k, a, c = candidates(system, scores, valid, self.total[going], self.width)
             if self.keep_all:
-                staying_headless(system, st, going, np.where(valid, scores, -np.inf), self._headless_step)
+                system.staying_headless(st, going, np.where(valid, scores, -np.inf), self._headless_step)
         finished = mine[~live[mine]]  # they stay as they are (action -1)
         r, a, c, sent, lead = _best_of_each((k, a, c), going, finished, self.total, self.sent, self.width)
         kept = (np.arange(len(sent)) - lead < self.width) & (c >= c[lead] + self.log_density)
@@ -380,25 +380,3 @@ def _first_of_each(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
     _, first = np.unique(as_bytes, return_index=True)
     return np.sort(first)
 
-
-def staying_headless(system: TransitionSystem, st: States, going: np.ndarray, masked: np.ndarray,
-                     out: np.ndarray) -> None:
-    """Add to ``out`` (rows of ``st`` x positions) each headless word's log-probability that this
-    step gives it no head: log(1 - p) where p is the probability of the valid moves that would
-    (``masked``: the rows ``going``'s scores, -inf where not valid; softmax over them), for the
-    systems whose roots no move attaches (``TransitionSystem.attaching``). Summed over a parse,
-    a root's probability of staying headless (``driver.MoveRecorder``, ``Beam`` with ``keep_all``)."""
-    attaching = system.attaching(st)
-    if attaching is None or not len(going):
-        return
-    masked = np.asarray(masked, dtype=np.float64)
-    top = masked.max(axis=1, keepdims=True)
-    probs = np.exp(masked - top)
-    probs /= probs.sum(axis=1, keepdims=True)
-    table = system.actions.table
-    move_of = np.concatenate([table.move_of, np.full(probs.shape[1] - len(table), -1)])
-    for move, words in attaching.items():
-        word = words[going]
-        mass = probs[:, move_of == move].sum(axis=1)
-        open_ = (word >= 0) & (st.at(st.heads, words)[going] < 0)
-        np.add.at(out, (going[open_], word[open_]), np.log(np.clip(1.0 - mass[open_], 1e-12, 1.0)))

@@ -20,7 +20,7 @@ import numpy as np
 
 from spacy_planar.defaults import COMPACT_BELOW
 from spacy_planar.errors import Errors, UnexpectedError, debugging, unexpected
-from spacy_planar.parser.transition.beam import Beam, BeamRun, GoldBeam, staying_headless
+from spacy_planar.parser.transition.beam import Beam, BeamRun, GoldBeam
 from spacy_planar.parser.transition.catalog import make_oracle
 from spacy_planar.parser.shared.units import batches
 from spacy_planar.parser.oracles import Oracle
@@ -227,7 +227,7 @@ class MoveRecorder:
         self.step = (rows[going], st.heads[going] < 0, scores[np.arange(len(going)), actions[going]] - norm, going)
         if self.system.attaching(st) is not None:
             step = np.zeros((st.B, st.T))
-            staying_headless(self.system, st, going, masked, step)
+            self.system.staying_headless(st, going, masked, step)
             self.headless[rows] += step
         return actions
 

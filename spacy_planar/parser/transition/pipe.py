@@ -282,7 +282,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
         the system's terms. ``beam_width``: in place of the component's, for
         this call only (``spacy-planar lab search-errors``); ``scorer``: the
         moves' scores over the Docs' tokens in place of the model's
-        (``ensembles/moves.py``: ``EnsembleScorer``)."""
+        (``moves.py``: ``EnsembleScorer``)."""
         docs = list(docs)
         found = [(k, s, e) for k, doc in enumerate(docs) for s, e in units(doc)]
         if not found:

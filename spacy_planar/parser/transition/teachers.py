@@ -1,5 +1,5 @@
 """An ensemble distilled into one parser (``train --teacher``): the ensemble's move distributions
-as soft targets (``Teachers``), the members' moves as one (``ensembles/moves.py``: ``EnsembleScorer``,
+as soft targets (``Teachers``), the members' moves as one (``moves.py``: ``EnsembleScorer``,
 which ``parse --ensemble`` decodes with too).
 
 ``parse --ensemble`` parses with several pipelines of one config (other
@@ -22,7 +22,7 @@ from typing import List, Sequence
 
 from spacy_planar.errors import Errors, UserError
 from spacy_planar.io.doc_trees import words_copy
-from spacy_planar.parser.ensembles.moves import EnsembleScorer
+from spacy_planar.parser.transition.moves import EnsembleScorer
 from spacy_planar.parser.shared.softmax import softmax
 from spacy_planar.parser.transition.training import loss_towards
 
