@@ -1,13 +1,14 @@
 """spacy-planar: non-projective dependency parsers for spaCy, transition-based and graph-based.
 
-What a Python user calls, beside ``spacy.load``: ``render`` (trees drawn
+What a Python user calls, beside ``spacy.load``: ``parse_words`` (a sentence given as
+words, parsed as ``spacy-planar parse`` parses CoNLL-U), ``render`` (trees drawn
 with their planes), ``treebanks`` and ``set_treebank`` (a pipeline trained on
 several treebanks: which it knows, which one's style it writes). They are
 imported when first used, so ``import spacy_planar`` stays light."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
-_PUBLIC = {"render": "spacy_planar.eval.render", "treebanks": "spacy_planar.model.treebanks",
+_PUBLIC = {"parse_words": "spacy_planar.corpus.files", "render": "spacy_planar.eval.render", "treebanks": "spacy_planar.model.treebanks",
            "set_treebank": "spacy_planar.model.treebanks"}
 
 

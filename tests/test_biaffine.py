@@ -313,7 +313,8 @@ def test_every_setting_on_learns_projective_trees_with_plain_labels(trained_ever
     assert nlp.get_pipe("biaffine_parser").model.has_ref("encoder")
     right = total = 0
     for gold in docs:
-        (_, (decoded, _), _), = parser.predict([nlp.make_doc(" ".join(t.text for t in gold))])[0]
+        unit, = parser.predict([nlp.make_doc(" ".join(t.text for t in gold))])[0]
+        decoded = unit.tree[0]
         assert is_projective(decoded)  # Eisner's tree, before deprojectivize
         heads, labels = span_tree(nlp(_words(nlp, gold)))
         assert tree_error(heads) is None and heads.count(0) == 1

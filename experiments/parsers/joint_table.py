@@ -7,6 +7,7 @@ usage: joint_table.py LAB DATA [TREEBANK ...]
 """
 import glob
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -14,14 +15,16 @@ from pathlib import Path
 
 from spacy_planar.eval.official import conll18_scores
 
+RUN = os.environ.get("JOINT_RUN", "joint")  # train.sh's NAME of the joint pipeline's runs
 ARMS = {"arc-eager (init-config arc_eager --accurate)": "ae/s{}/dev.conllu", "biaffine (init-config biaffine --accurate)":
         "bia/s{}/dev.conllu", "the two reparsed (parse AE --ensemble BIA, beam 8)": "pair/s{}/dev.conllu",
-        "joint: arc-eager's moves vote (shipped)": "joint/s{}/votes/moves.conllu",
-        "joint: arc-eager's tree votes": "joint/s{}/votes/tree.conllu",
-        "joint: arc-eager's beam of 8 votes": "joint/s{}/votes/beam8.conllu",
-        "joint's arc-eager alone": "joint/s{}/votes/arc_eager_own.conllu",
-        "joint's biaffine alone": "joint/s{}/votes/biaffine_own.conllu"}
-JOINT = "joint/s*/votes/moves.conllu"
+        "joint: arc-eager's moves vote (shipped), weight 0.5": RUN + "/s{}/votes/moves_w0.5.conllu",
+        **{f"joint: moves, arc-eager's weight {w}": RUN + f"/s{{}}/votes/moves_w{w}.conllu" for w in (0.3, 0.4, 0.6, 0.7)},
+        "joint: arc-eager's tree votes": RUN + "/s{}/votes/tree.conllu",
+        "joint: arc-eager's beam of 8 votes": RUN + "/s{}/votes/beam8.conllu",
+        "joint's arc-eager alone": RUN + "/s{}/votes/arc_eager_own.conllu",
+        "joint's biaffine alone": RUN + "/s{}/votes/biaffine_own.conllu"}
+JOINT = RUN + "/s*/votes/moves_w0.5.conllu"
 
 
 def main(lab: str, data: str, *treebanks: str) -> None:
@@ -34,7 +37,7 @@ def main(lab: str, data: str, *treebanks: str) -> None:
             if not las:
                 continue
             paired = ""
-            if "moves vote" not in name:
+            if "(shipped)" not in name:
                 out = subprocess.run([sys.executable, str(Path(__file__).parent / "paired.py"), str(gold),
                                       str(runs / JOINT), str(runs / pattern.format("*"))],
                                      capture_output=True, text=True).stdout.strip()

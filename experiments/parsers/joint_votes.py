@@ -1,8 +1,8 @@
-"""The joint pipeline's (``init-config joint``) trees on a dev set, each way it can decide: the
-transition parser's vote as its moves' probabilities (the shipped way), as its tree alone, as its
-beam's k best parses (a beam of 8); and each parser's own tree (arc-eager with the biaffine
-disabled; the biaffine loaded without ``reparse_with``). Each written as OUT/NAME.conllu and
-scored with the CoNLL 2018 scorer.
+"""The joint pipeline's (``init-config joint``) trees on a dev set, each way its ``parse_decider``
+can decide: arc-eager's vote as its moves' probabilities (the shipped way) at each mixing weight
+of ``WEIGHTS`` (arc-eager's share; the biaffine's the rest), as its tree alone, as its beam's k
+best parses (a beam of 8); and each parser's own tree (the decider, or it and the biaffine,
+disabled). Each written as OUT/NAME.conllu and scored with the CoNLL 2018 scorer.
 
 usage: joint_votes.py MODEL GOLD.conllu OUT_DIR
 """
@@ -16,10 +16,12 @@ from spacy_planar.corpus.files import parse_file
 from spacy_planar.eval.official import conll18_scores
 from spacy_planar.io.pipelines import pipeline_path
 
+WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
 # each way, the components' settings at load
-WAYS = {"moves": {}, "tree": {"planar_parser": {"head_probs": False}},
-        "beam8": {"planar_parser": {"beam_width": 8, "n_best": 8}},
-        "biaffine_own": {"biaffine_parser": {"reparse_with": None}}}
+WAYS = {**{f"moves_w{w}": {"parse_decider": {"weights": [w, 1 - w]}} for w in WEIGHTS},
+        "tree": {"parse_decider": {"votes": "tree"}},
+        "beam8": {"planar_parser": {"beam_width": 8, "n_best": 8}, "parse_decider": {"votes": "kbest"}}}
+OWN = {"biaffine_own": ["parse_decider"], "arc_eager_own": ["biaffine_parser", "parse_decider"]}
 
 
 def main(model: str, gold: str, out_dir: str) -> None:
@@ -32,9 +34,10 @@ def main(model: str, gold: str, out_dir: str) -> None:
         parse_file(nlp, Path(gold), out / f"{name}.conllu", progress=False)
         scores[name] = conll18_scores(Path(gold), out / f"{name}.conllu")[0]["LAS"]
     nlp = spacy.load(path)
-    with nlp.select_pipes(disable=["biaffine_parser"]):
-        parse_file(nlp, Path(gold), out / "arc_eager_own.conllu", progress=False)
-    scores["arc_eager_own"] = conll18_scores(Path(gold), out / "arc_eager_own.conllu")[0]["LAS"]
+    for name, disabled in OWN.items():
+        with nlp.select_pipes(disable=disabled):
+            parse_file(nlp, Path(gold), out / f"{name}.conllu", progress=False)
+        scores[name] = conll18_scores(Path(gold), out / f"{name}.conllu")[0]["LAS"]
     print(json.dumps(scores))
     (out / "votes.json").write_text(json.dumps(scores, indent=2), encoding="utf-8")
 

@@ -7,7 +7,7 @@ apart from the product, which imports none of it (``cli._app.LabGroup`` loads ``
 anchors every table names (``anchors.py``: spaCy's configs, UDPipe 1; ``stanza.py``: Stanza) and
 their partial configs (``partials/``). A package of its own (``lab/pyproject.toml``), which a plain
 install of spacy-planar does not carry, released with it."""
-__version__ = "0.2.0"  # spacy-planar's, released with it (tests/test_layout.py holds the two equal)
+__version__ = "0.3.0"  # spacy-planar's, released with it (tests/test_layout.py holds the two equal)
 from spacy_planar_lab._app import lab_app  # noqa: F401
 from spacy_planar_lab import analyse, anchors, bench, bench_memory, bench_text, bench_train  # noqa: F401
 from spacy_planar_lab import compare, search, stacks, stanza  # noqa: F401

@@ -45,7 +45,12 @@ def train(
     (teachers of any of our parsers, reparsed). Several treebanks train into OUTPUT/all_treebanks, then
     --target-epochs epochs on the target alone into OUTPUT. A config that
     freezes components it builds from a factory (``init-config --tagging
-    --taggers-first``) is trained in two stages."""
+    --taggers-first``) is trained in two stages.
+
+    How long: [training] max_steps (the shipped configs: 20000) or max_epochs (0:
+    none), whichever ends it first, and patience (1600 steps without a better dev
+    score end it); shorten it with --training.max_epochs N or --training.max_steps
+    N. The line under each evaluation (every 200 steps) says how long is left."""
     from spacy.cli._util import parse_config_overrides
 
     overrides = parse_config_overrides(several_treebanks(ctx.args))
@@ -58,9 +63,7 @@ def train(
     check_vectors(vectors)
     language = language_of(config, overrides, vectors)
     check_corpora(config, overrides)
-    if language:  # said once every check has passed
-        msg.info(f"nlp.lang = {language['nlp.lang']}: the language of the vectors at {vectors} (--nlp.lang sets "
-                 "another)")
+    say_language(config, overrides, language, vectors)  # once every check has passed
     overrides.update(language)
     if teachers:
         config_path = with_teachers(config, teachers, teacher_weight, output_path)
@@ -113,9 +116,18 @@ def unfinished(output_path: Path, created: bool) -> str:
     (spaCy saves model-best as it goes)."""
     import shutil
 
+    from spacy_planar.io.progress import FINISHED, best_checkpoint
+
     best = output_path / "model-best"
     if best.exists():
-        return f"{best} holds the best pipeline so far"
+        checkpoints = FINISHED.get("checkpoints") or []
+        if not checkpoints:
+            return f"{best} holds a pipeline saved before the interruption (no evaluation of this run was seen)"
+        score, step = best_checkpoint(checkpoints)
+        if step == 0:
+            return (f"{best} holds the untrained pipeline (step 0, score {score:.2f}): no trained step was "
+                    "evaluated before the interruption; train again")
+        return f"{best} holds step {step}'s pipeline (score {score:.2f}), the best of {len(checkpoints)} evaluations"
     if created and output_path.exists():
         shutil.rmtree(output_path, ignore_errors=True)
         return f"no pipeline was saved yet; {output_path} removed"
@@ -329,3 +341,37 @@ def language_of(config: Config, overrides: Dict, vectors: Optional[str]) -> Dict
     if ours != LANG or "nlp.lang" in overrides:
         raise UserError(Errors.E131.format(path=vectors, vectors=theirs, pipeline=ours))
     return {"nlp.lang": theirs}
+
+
+def say_language(config: Config, overrides: Dict, language: Dict, vectors: Optional[str]) -> None:
+    """One line on the pipeline's language: taken from the vectors (``language_of``), or left
+    multilingual while the training data is named for a language (``language_named``)."""
+    if language:
+        msg.info(f"nlp.lang = {language['nlp.lang']}: the language of the vectors at {vectors} (--nlp.lang sets "
+                 "another)")
+        return
+    named = language_named(config, overrides)
+    if named:
+        msg.warn(f"nlp.lang = \"{LANG}\" (multilingual: no tokenizer or lemmatizer rules of a language) while "
+                 f"the training data is named for '{named}': give --nlp.lang {named} to use that language's")
+
+
+def language_named(config: Config, overrides: Dict) -> Optional[str]:
+    """The language code the training treebank is named for (``la`` of la_ittb/train.conllu) where
+    the pipeline's language is left multilingual and spaCy has that language; else None."""
+    from spacy.util import get_lang_class
+
+    from spacy_planar.io.conllu import treebank_name
+
+    if (setting(config, overrides, "nlp", "lang") or LANG) != LANG or "nlp.lang" in overrides:
+        return None
+    train = setting(config, overrides, "paths", "train")
+    first = (train.split(",")[0] if isinstance(train, str) else None) or ""
+    code = treebank_name(Path(first)).split("_")[0] if first else ""
+    if not code or code == LANG:
+        return None
+    try:
+        get_lang_class(code)
+    except Exception:  # no such language in spaCy: nothing to say
+        return None
+    return code

@@ -96,6 +96,18 @@ def sentence_starts(doc) -> Optional[List[bool]]:
 SENTENCE_SPLITTERS = ("senter", "planar_senter", "sentencizer")  # factories that set sentences
 
 
+def parse_words(nlp, words: Sequence[str], spaces: Optional[Sequence[bool]] = None,
+                sent_starts: Optional[Sequence[bool]] = None):
+    """A Doc of given words parsed as ``spacy-planar parse`` parses a CoNLL-U sentence: the words
+    kept as they are (no multiword-token split), one sentence (or ``sent_starts``' sentences), the
+    pipeline's sentence splitters not run. ``nlp(Doc(nlp.vocab, words=words))`` instead lets the
+    senter split the words, as raw text is."""
+    words = list(words)
+    doc = words_doc(nlp.vocab, words, list(spaces) if spaces is not None else [True] * len(words),
+                    list(sent_starts) if sent_starts is not None else [i == 0 for i in range(len(words))])
+    return next(given_sentences(nlp, [doc]))
+
+
 def given_sentences(nlp, docs: Iterable, batch_size: Optional[int] = None, disable: Sequence[str] = ()) -> Iterator:
     """``nlp.pipe`` over Docs that are one sentence each (a treebank's):
     the pipeline's sentence splitters are not run on them."""
