@@ -8,7 +8,8 @@ imported when first used, so ``import spacy_planar`` stays light."""
 
 __version__ = "0.3.0"
 
-_PUBLIC = {"parse_words": "spacy_planar.corpus.files", "render": "spacy_planar.eval.render", "treebanks": "spacy_planar.model.treebanks",
+_PUBLIC = {"parse_words": "spacy_planar.corpus.files", "render": "spacy_planar.eval.render",
+           "treebanks": "spacy_planar.model.treebanks",
            "set_treebank": "spacy_planar.model.treebanks"}
 
 

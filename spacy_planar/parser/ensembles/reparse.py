@@ -41,7 +41,8 @@ class TreeVotes:
         for p in parses:
             if p.parses:
                 total = sum(prob for prob, _, _ in p.parses)
-                self.parses.append([(prob / total, np.asarray(h), ud_labels(h, labels)) for prob, h, labels in p.parses])
+                self.parses.append([(prob / total, np.asarray(h), ud_labels(h, labels))
+                                    for prob, h, labels in p.parses])
             else:
                 self.parses.append([(1.0, np.asarray(p.heads), ud_labels(p.heads, p.labels))])
             use_moves = p.move_probs is not None and not p.parses
