@@ -246,3 +246,26 @@ def test_an_ensemble_of_pipelines_that_differ_is_one_line(two_pipelines, tmp_pat
     r = CliRunner().invoke(app, ["package", str(tagged), str(tmp_path / "out"), "--name", "x", "--ensemble", str(a)])
     assert r.exit_code == 1 and "E136" in r.output and len(r.output.strip().splitlines()) == 1, r.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_deciders_settings_given_at_load_are_honoured(joint, tmp_path):
+    """The decider's weights, votes and decoder given at load are what it does (nothing of it is
+    learned): all the weight on arc-eager gives arc-eager's own tree, all on the biaffine the
+    biaffine's; hard votes and Eisner's decoder give trees with one root; a trained setting of a
+    parser given otherwise at load is refused (E139)."""
+    nlp, docs = joint
+    nlp.to_disk(tmp_path / "joint")
+    texts = [" ".join(t.text for t in d) for d in docs[:10]]
+    for weights, parser in (([1.0, 0.0], "planar_parser"), ([0.0, 1.0], "biaffine_parser")):
+        loaded = spacy.load(tmp_path / "joint", config={"components": {"parse_decider": {"weights": weights}}})
+        for doc in loaded.pipe(texts):
+            own = doc._.trees[parser][0]
+            assert span_tree(doc)[0] == own["heads"]
+    for settings in ({"votes": "tree"}, {"decoder": "eisner"}):
+        loaded = spacy.load(tmp_path / "joint", config={"components": {"parse_decider": settings}})
+        assert loaded.get_pipe("parse_decider").cfg[next(iter(settings))] == next(iter(settings.values()))
+        for doc in loaded.pipe(texts):
+            assert tree_error(span_tree(doc)[0]) is None and span_tree(doc)[0].count(0) == 1
+    with pytest.raises(UserError, match=r"\[E139\]"):
+        spacy.load(tmp_path / "joint", config={"components": {"planar_parser": {"transition_system": {
+            "@transition_systems": "spacy-planar.swap.v1"}}}})
