@@ -209,6 +209,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "each Doc as one tree; a parse_decider after both parsers decides each sentence now: rewrite the "
             "pipeline's config with `spacy-planar upgrade PIPELINE` (the weights stay as they are)")
     E168 = "{name}: {reason}"
+    E169 = ("[training.optimizer] per_word = true needs clip_global = true (the step's gradients are divided by "
+            "its words when they are clipped together)")
 
 
 class Warnings(metaclass=ErrorsWithCodes):

@@ -55,3 +55,56 @@ def test_fused_adam_gives_non_contiguous_arrays_to_thincs_step():
     a, _ = ours((0, "W"), w.copy()[:, ::2], g.copy()[:, ::2])  # a view with strides: Thinc's path
     b, _ = thinc((0, "W"), w.copy()[:, ::2], g.copy()[:, ::2])
     numpy.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("per_word", [False, True])
+def test_global_clip_steps_as_thincs_adam_on_the_clipped_gradients(per_word):
+    """clip_global: a step's gradients held to step_schedules, divided by the noted words
+    (per_word), scaled together to the global norm grad_clip, then each stepped as Thinc's Adam
+    steps them without a clip of its own."""
+    settings = {"grad_clip": 0.5, "use_averages": True}
+    ours = registry.resolve({"o": {"@optimizers": "spacy-planar.Adam.v1", "clip_global": True,
+                                   "per_word": per_word, **settings}})["o"]
+    thinc = registry.resolve({"o": {"@optimizers": "Adam.v1", **{**settings, "grad_clip": 0.0}}})["o"]
+    rng = numpy.random.default_rng(2)
+    shapes = {(1, "W"): (7, 5), (1, "b"): (7,), (2, "W"): (3, 4)}
+    w_ours = {k: rng.normal(size=s).astype("float32") for k, s in shapes.items()}
+    w_thinc = {k: v.copy() for k, v in w_ours.items()}
+    clipped = 0
+    for step in range(30):
+        grads = {k: (rng.normal(size=s) * (0.02 if step % 2 else 3.0)).astype("float32") for k, s in shapes.items()}
+        words = 10 + step
+        scale = 1.0 / words if per_word else 1.0
+        norm = scale * sum(float((g.astype("float64") ** 2).sum()) for g in grads.values()) ** 0.5
+        scale *= min(1.0, 0.5 / norm)
+        clipped += norm > 0.5
+        ours.note_words(words)
+        for key, g in grads.items():
+            w, g_held = ours(key, w_ours[key], g.copy())
+            assert g_held.any()  # held, not stepped, until the step's end
+            w_thinc[key], _ = thinc(key, w_thinc[key], g * numpy.float32(scale))
+        ours.step_schedules()
+        thinc.step_schedules()
+    assert 0 < clipped < 30  # some steps clipped, some not
+    for key in shapes:
+        numpy.testing.assert_allclose(w_ours[key], w_thinc[key], rtol=1e-4, atol=1e-5)
+        numpy.testing.assert_allclose(ours.averages[key], thinc.averages[key], rtol=1e-4, atol=1e-5)
+
+
+def test_global_clip_ends_a_step_at_a_parameter_given_twice():
+    """Without step_schedules (nlp.update(sgd=...) in a loop of one's own), the second step's first
+    parameter steps the first step's."""
+    ours = registry.resolve({"o": {"@optimizers": "spacy-planar.Adam.v1", "clip_global": True}})["o"]
+    w = numpy.ones((3, 2), dtype="float32")
+    g = numpy.ones((3, 2), dtype="float32")
+    ours((1, "W"), w, g)
+    assert (w == 1).all()
+    ours((1, "W"), w, numpy.ones((3, 2), dtype="float32"))
+    assert (w < 1).all() and not g.any()
+
+
+def test_per_word_needs_the_global_clip():
+    from spacy_planar.errors import UserError
+
+    with pytest.raises(UserError, match="E169"):
+        registry.resolve({"o": {"@optimizers": "spacy-planar.Adam.v1", "per_word": True}})

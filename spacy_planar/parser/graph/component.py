@@ -257,6 +257,7 @@ class BiaffineParser(ParserPipe, TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "BiaffineParser.update")
+        self._step_words = sum(len(eg.predicted) for eg in examples)
         label_id = {label: i for i, label in enumerate(self.settings.labels)}
         sentences: List[graph.Gold] = []
         targets: List[Optional[np.ndarray]] = []

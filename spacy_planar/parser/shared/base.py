@@ -23,6 +23,14 @@ class ParserPipe:
     def label_data(self) -> list:
         return list(self.labels)
 
+    def finish_update(self, sgd) -> None:
+        """TrainablePipe's, after telling an optimizer that divides by them (``FusedAdam``'s
+        ``per_word``) the words of the last ``update``'s batch."""
+        note = getattr(sgd, "note_words", None)
+        if note is not None:
+            note(getattr(self, "_step_words", 0))
+        super().finish_update(sgd)
+
     def add_label(self, label: str) -> int:
         if label in self.settings.labels:
             return 0

@@ -202,6 +202,7 @@ class PlanarParser(ParserPipe, TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "PlanarParser.update")
+        self._step_words = sum(len(eg.predicted) for eg in examples)
         docs, starts, static, exploring = self._units(examples)
         if not docs:
             return losses
