@@ -211,6 +211,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E168 = "{name}: {reason}"
     E169 = ("[training.optimizer] per_word = true needs clip_global = true (the step's gradients are divided by "
             "its words when they are clipped together)")
+    E170 = ("{spec!r}: give a treebank as CODE=REPO or CODE=REPO:SPLITS (la_llct=UD_Latin-LLCT:train; splits train, "
+            "dev, test)")
+    E171 = "{target}: {url} cannot be reached ({reason}); give it locally: {local}"
 
 
 class Warnings(metaclass=ErrorsWithCodes):

@@ -1,7 +1,9 @@
 """Every config trains with `spacy train` unchanged; every registered name resolves."""
 import importlib.util
 import inspect
+import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -645,51 +647,72 @@ def test_project_takes_any_ud_treebank_by_variables():
     assert sorted(a["dest"] for a in own) == [f"assets/ud/la_ittb/{s}.conllu" for s in ("dev", "test", "train")]
 
 
-def test_the_zoo_fetches_what_it_builds_from_the_network(tmp_path, monkeypatch):
-    """`spacy project run zoo .` and `zoo-la`: the first step fetches (spacy project assets, the
-    network: here a stand-in for the download) the treebanks at the pinned UD release and the
-    Latin Library's repository into assets/zoo; every treebank the builds read is among them,
-    and no build reads ../shared."""
-    import shutil
+ZOO = {"zoo-la": ("zoo-fetch-la", ["zoo-latin"]), "zoo-got": ("zoo-fetch-got", ["zoo-gothic"]),
+       "zoo-cu": ("zoo-fetch-cu", ["zoo-slavonic"])}
 
-    import weasel.cli.assets as assets
-    from weasel.util import load_project_config
 
-    root = Path(__file__).resolve().parents[1]
-    config = load_project_config(root)
+def _zoo_fetched(script: str):
+    """The files a `lab fetch-ud` line fetches: ud_dir/<code>/<split>.conllu, and its --raw."""
+    words = script.split()
+    files = set()
+    for spec in words[words.index("fetch-ud") + 1:]:
+        if spec.startswith("--"):
+            break
+        code, _, rest = spec.partition("=")
+        splits = rest.partition(":")[2] or "train,dev,test"
+        files |= {f"${{vars.ud_dir}}/{code}/{split}.conllu" for split in splits.split(",")}
+    if "--raw" in words:
+        files.add(words[words.index("--raw") + 1])
+    return files
+
+
+def test_each_zoo_workflow_fetches_only_what_it_builds_from():
+    """`spacy project run zoo-la .` (and zoo-got, zoo-cu; zoo runs all three): its first step
+    fetches (`lab fetch-ud`, where ud_dir lacks them) exactly the treebank files and raw text its
+    build reads, nothing of another language's; the builds read ud_dir, not a folder of their own."""
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "project.yml").read_text(encoding="utf-8"))
     commands = {c["name"]: c for c in config["commands"]}
-    for workflow in ("zoo", "zoo-la"):
-        steps = config["workflows"][workflow]
-        assert steps[0] == "zoo-fetch" and "zoo-latin" in steps
-        assert commands["zoo-fetch"]["script"] == ["python -m spacy project assets . --extra"]
-        for step in steps[1:]:
-            script = " ".join(commands[step]["script"])
-            assert "shared" not in script and "ud_dir" not in script
-    fetched, cloned = [], []
-    project = tmp_path / "clone"
-    project.mkdir()
-    shutil.copy(root / "project.yml", project / "project.yml")
+    for workflow, (fetch, builds) in ZOO.items():
+        assert config["workflows"][workflow] == [fetch, *builds]
+        (script,) = commands[fetch]["script"]
+        needed = {dep for build in builds for dep in commands[build]["deps"] if not dep.startswith("configs/")}
+        assert _zoo_fetched(script) == needed, workflow
+        assert all(dep.startswith("${vars.ud_dir}/") or dep == "${vars.la_raw}" for dep in needed)
+    assert config["workflows"]["zoo"] == [step for fetch, builds in ZOO.values() for step in (fetch, *builds)]
+    assert "assets/zoo/" not in " ".join(" ".join(c["script"]) for c in commands.values())
 
-    def download(url, dest, **kwargs):  # the network, as weasel asks it
-        fetched.append(url)
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        Path(dest).write_text("# sent_id = 1\n1\tx\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
 
-    def checkout(repo, subpath, dest, **kwargs):
-        cloned.append(repo)
-        Path(dest).mkdir(parents=True, exist_ok=True)
+OFFLINE = {"https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "no_proxy": "", "NO_PROXY": ""}
 
-    monkeypatch.setattr(assets, "fetch_asset", lambda project_path, url, dest, checksum=None: download(url, dest))
-    monkeypatch.setattr(assets, "git_checkout", checkout)
-    monkeypatch.setattr(assets, "get_git_version", lambda *a, **k: (2, 40))
-    assets.project_assets(project, extra=True)
-    release = config["vars"]["ud_release"]
-    zoo = [u for u in fetched if f"/{release}/" in u]
-    assert len(zoo) >= 10 and all(u.startswith("https://raw.githubusercontent.com/UniversalDependencies/") for u in zoo)
-    assert cloned == ["https://github.com/cltk/lat_text_latin_library"]
-    needed = {dep for step in ("zoo-latin", "zoo-gothic", "zoo-slavonic") for dep in commands[step].get("deps", [])
-              if dep.startswith("assets/")}
-    assert needed and all((project / dep).exists() for dep in needed)
+
+def test_the_zoo_fetch_with_local_treebanks_needs_no_network(tmp_path):
+    """Given a ud_dir that holds Latin's files and la_raw, zoo-la's fetch step fetches nothing
+    (every host unreachable); a file that is missing is one line naming it and how to give it
+    locally, exit 1, nothing written."""
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "project.yml").read_text(encoding="utf-8"))
+    (script,) = next(c for c in config["commands"] if c["name"] == "zoo-fetch-la")["script"]
+    ud, raw = tmp_path / "ud", tmp_path / "latin.txt"
+    raw.write_text("Gallia est omnis divisa in partes tres.\n", encoding="utf-8")
+    for path in _zoo_fetched(script) - {"${vars.la_raw}"}:
+        target = ud / path.replace("${vars.ud_dir}/", "")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(fixture_path("dev"), target)
+    line = script.replace("${vars.ud_dir}", str(ud)).replace("${vars.la_raw}", str(raw))
+    line = line.replace("${vars.ud_release}", config["vars"]["ud_release"]).replace("python ", f"{sys.executable} ", 1)
+    env = {**os.environ, **OFFLINE}
+    res = subprocess.run(line.split(), capture_output=True, text=True, env=env)
+    assert res.returncode == 0 and "0 fetched, 4 already there" in " ".join(res.stdout.split()), res.stdout + res.stderr
+    (ud / "la_llct" / "train.conllu").unlink()
+    before = sorted(p for p in tmp_path.rglob("*"))
+    res = subprocess.run(line.split(), capture_output=True, text=True, env=env)
+    out = (res.stdout + res.stderr).strip().splitlines()
+    assert res.returncode == 1 and len(out) == 1 and "Traceback" not in res.stderr, res.stdout + res.stderr
+    assert "E171" in out[0] and "la_llct/train.conllu" in out[0] and "--vars.ud_dir" in out[0], out
+    assert sorted(p for p in tmp_path.rglob("*")) == before  # nothing half-written
 
 
 @pytest.mark.slow  # half a minute of processes: .ci/run runs it (-m slow)

@@ -10,4 +10,4 @@ install of spacy-planar does not carry, released with it."""
 __version__ = "0.3.0"  # spacy-planar's, released with it (tests/test_layout.py holds the two equal)
 from spacy_planar_lab._app import lab_app  # noqa: F401
 from spacy_planar_lab import analyse, anchors, bench, bench_memory, bench_text, bench_train  # noqa: F401
-from spacy_planar_lab import compare, search, stacks, stanza  # noqa: F401
+from spacy_planar_lab import compare, fetch, search, stacks, stanza  # noqa: F401
