@@ -297,6 +297,36 @@ def test_training_says_what_it_has_taken_and_about_what_is_left():
     assert training_estimate(60, 500, 0, 1000, 0, None) == "elapsed 0:01:00, about 0:01:00 left (at most; 50% done)"
 
 
+def test_training_estimates_from_its_first_steps_before_the_first_evaluation():
+    """spaCy's loop calls the logger every step, with nothing between evaluations: after the
+    first 20 and 100 steps (before step 200's evaluation) a line says their pace and at least
+    how long max_steps leaves; none once an evaluation after step 0 has been written."""
+    import io
+
+    from spacy_planar.io.progress import console_logger, early_estimate
+
+    assert early_estimate(12.0, 10.0, 20, 20000, 20) == (
+        "elapsed 0:00:12, 0.50 s a step over the first 20; at least 2:46:30 left for 20,000 steps at this pace, "
+        "or 20 epochs, whichever ends first")
+    nlp = spacy.blank("xx")
+    nlp.config["training"] = {"max_steps": 1000, "max_epochs": 0, "eval_frequency": 200,
+                              "score_weights": {"dep_las": 1.0}}
+    info = {"epoch": 0, "step": 0, "score": 0.0, "other_scores": {"dep_las": 0.0}, "losses": {}, "checkpoints": []}
+
+    def run(evaluated_at=()):
+        out = io.StringIO()
+        step, _ = console_logger()(nlp, stdout=out, stderr=io.StringIO())
+        step(info)
+        for n in range(1, 150):
+            step({**info, "step": n} if n in evaluated_at else None)
+        return [line for line in out.getvalue().splitlines() if "s a step over the first" in line]
+
+    lines = run()
+    assert [line.split(" over the first ")[1].split(";")[0] for line in lines] == ["20", "100"], lines
+    assert all("left for 1,000 steps at this pace" in line for line in lines)
+    assert run(evaluated_at=(10,)) == []  # an evaluation's own line says more
+
+
 @pytest.mark.parametrize("content", [b"not a DocBin", zlib.compress(b"msgpack it is not")], ids=["bytes", "zlib"])
 def test_a_file_that_is_not_a_docbin_is_one_line_and_nothing_made(tmp_path, content):
     """A .spacy file whose bytes are no DocBin: `convert` and `train` say so in

@@ -68,6 +68,24 @@ def training_estimate(elapsed: float, step: int, epoch: int, max_steps: int, max
     return said
 
 
+# the steps before the first evaluation after which an early estimate is written (spaCy's loop calls the logger
+# every step, with nothing to log between evaluations)
+EARLY_STEPS = (20, 100)
+
+
+def early_estimate(elapsed: float, stepping: float, steps: int, max_steps: int, max_epochs: int) -> str:
+    """After the first ``steps`` steps (``stepping`` seconds of the ``elapsed``), before any
+    evaluation: their pace, and by it at least how long ``max_steps`` leaves (the batches grow as
+    training goes: each later step takes longer; the evaluations add theirs)."""
+    pace = stepping / steps
+    said = f"elapsed {clock(elapsed)}, {pace:.2f} s a step over the first {steps}"
+    if max_steps > 0:
+        said += f"; at least {clock(pace * (max_steps - steps))} left for {max_steps:,} steps at this pace"
+        if max_epochs > 0:
+            said += f", or {max_epochs} epochs, whichever ends first"
+    return said
+
+
 # spaCy's score names, as the table heads them (within 100 columns with the UD pipeline's eight)
 SHORT_NAMES = {"sents_f": "SENT_F", "pos_acc": "UPOS", "morph_acc": "FEATS", "tag_acc": "XPOS",
                "lemma_acc": "LEMMA", "dep_uas": "UAS", "dep_las": "LAS", "dep_np_f": "NP_F"}
@@ -119,8 +137,15 @@ def console_logger(progress_bar: bool = False, console_output: bool = True, outp
 
         def step(info):
             log_step(info)
+            seen["calls"] = seen.get("calls", -1) + 1  # the step this call ends (the first: step 0)
             if info is None:
+                if seen["calls"] in EARLY_STEPS and not seen.get("evaluated"):
+                    now = time.perf_counter()
+                    write("  " + early_estimate(now - start, now - seen["stepping"], seen["calls"], max_steps,
+                                                max_epochs))
                 return
+            seen.setdefault("stepping", time.perf_counter())  # after step 0's evaluation
+            seen["evaluated"] = seen.get("evaluated") or int(info.get("step", 0)) > 0
             epoch, n = int(info.get("epoch", 0)), int(info.get("step", 0))
             FINISHED["checkpoints"] = [(float(score), int(at)) for score, at in info.get("checkpoints", [])]
             write(msg.row(table_row(info, parser, scored), widths=widths, spacing=2))
