@@ -506,12 +506,15 @@ def test_bench_train(small_corpus):
 
     config = [c for c in CONFIGS if c.stem == "swap"][0]
     r = _run("lab", "bench", "train", small_corpus, f"swap={config}", "--steps", "2", "--warmup", "1", "-r", "2",
-             "--threads", "1", "--profile", "--memory", "--json")
+             "--threads", "1", "--profile", "--memory", "--json", "--at-step", "3", "--epoch")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output[r.output.index("{\n"):r.output.rindex("}") + 1])
-    # one row per config and thread setting, its best round's words/s, the ratio to itself 1
-    (key, row), = out["rows"].items()
+    # one row per config and thread setting, its best round's words/s, the ratio to itself 1; then the
+    # next whole epoch of the stream
+    (key, row), (epoch_key, epoch_row) = out["rows"].items()
     assert key == "swap, 1 thread" and row["words"] > 0
+    steps_left = int(re.match(r"swap, a whole epoch \((\d+) steps\), 1 thread$", epoch_key).group(1))
+    assert steps_left >= 1 and epoch_row["words"] > 0
     assert row["words_per_s"] == pytest.approx(row["words"] / row["best_s"]) and row["ratio"] == 1.0
     # the profile: shares of the whole, the oracle among them (swap's training asks it), and the
     # components' own time a step, the parser's update and the shared encoder's among them

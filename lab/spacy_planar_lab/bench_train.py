@@ -5,6 +5,13 @@ steps; and, with ``--profile``, where a step's time goes (issue 87).
 Each config trains ``--warmup`` steps untimed (the oracle's first answers, caches), then
 ``--repeats`` rounds of ``--steps`` steps go round the configs in turn, once per thread setting
 (``--threads``: 1 and the machine's default by default); a row's figure is its best round.
+``--at-step N`` first draws N of each config's batches without training on them, so that the timed
+steps have the sizes a full training's batches have by then (``compounding`` grows them: spaCy's
+100 to 1,000 words reach 1,000 after about 2,300 steps); the weights are the untrained ones, so a
+system whose moves depend on them (swap's SWAPs, exploration) is timed as an untrained one.
+``--epoch`` times, after the rounds, one whole epoch of each config on one thread (the rest of the
+epoch the stream stands in drawn untrained, then every batch of the next: its batch sizes as a
+training meets them there).
 The profile (cProfile, one more round of each config) sums each function's own time into
 what it belongs to: the optimizer and averages, the LSTM, the character CNN, the transition loop,
 the oracle, the lemmatizer, matrix products, Thinc's layers, spaCy, numpy, the rest of ours and
@@ -73,8 +80,36 @@ class Run:
         corpus = resolve_dot_names(resolved, [T["train_corpus"]])[0]
         self.optimizer, self.dropout = T["optimizer"], T["dropout"]
         self.exclude, self.annotates = T["frozen_components"], T["annotating_components"]
-        self.batches: Iterator = (batch for _epoch, batch in
-                                  create_train_batches(self.nlp, corpus, T["batcher"], max_epochs=0))
+        self.stream: Iterator = create_train_batches(self.nlp, corpus, T["batcher"], max_epochs=0)
+        self.epoch = 0
+        self.batches: Iterator = (self._note(epoch, batch) for epoch, batch in self.stream)
+
+    def _note(self, epoch: int, batch):
+        self.epoch = epoch
+        return batch
+
+    def skip(self, n: int) -> int:
+        """Draw ``n`` batches untrained (the batch-size schedule moves on); their words."""
+        return sum(len(eg.reference) for batch in islice(self.batches, n) for eg in batch)
+
+    def whole_epoch(self) -> Tuple[int, float, int]:
+        """The next whole epoch of the stream (the rest of the current one drawn untrained), trained
+        and timed: words, seconds, steps."""
+        words, seconds, steps, timing, started = 0, 0.0, 0, None, self.epoch
+        for epoch, batch in self.stream:
+            self.epoch = epoch
+            if timing is None and epoch == started:
+                continue
+            timing = epoch if timing is None else timing
+            if epoch != timing:  # the epoch after it begins: this batch is trained, not counted
+                self.step(batch)
+                break
+            words += sum(len(eg.reference) for eg in batch)
+            t = time.perf_counter()
+            self.step(batch)
+            seconds += time.perf_counter() - t
+            steps += 1
+        return words, seconds, steps
 
     def steps(self, n: int) -> Tuple[int, float]:
         """``n`` training steps as spaCy's loop takes them: words trained on, seconds."""
@@ -170,6 +205,9 @@ def bench_train(
     threads: List[int] = typer.Option([1, 0], "--threads", help="BLAS/OpenMP threads (0: the default); repeatable"),
     profile: bool = flag(False, "--profile", help="Where the time goes, one more round of each config"),
     memory: bool = flag(False, "--memory", help="The most a step allocates, one more round of each config"),
+    at_step: int = typer.Option(0, "--at-step", help="Draw this many batches untrained first: the timed steps "
+                                "have the sizes a full training's have by then (2300: 1,000 words)"),
+    epoch: bool = flag(False, "--epoch", help="Then time one whole epoch of each config, one thread"),
     as_json: bool = flag(False, "--json"),
 ) -> None:
     """Training speed of configs, side by side in one run, as spacy train steps (the module's text)."""
@@ -178,6 +216,7 @@ def bench_train(
     check_input(train_path)
     runs = [Run(name, path, train_path) for name, path in _pipelines(configs)]
     for run in runs:
+        run.skip(at_step)
         run.steps(warmup)
     rows: Dict[str, Dict[str, float]] = {}
     for n_threads in threads:
@@ -192,13 +231,19 @@ def bench_train(
             rows[f"{name}, {n_threads or 'default'} thread{'s' if n_threads != 1 else ''}"] = row
     profiles = {run.name: run.profile(steps) for run in runs} if profile else {}
     peaks = {run.name: run.memory(steps) for run in runs} if memory else {}
+    if epoch:
+        with thread_limits(1):
+            for run in runs:
+                words, seconds, n = run.whole_epoch()
+                rows[f"{run.name}, a whole epoch ({n} steps), 1 thread"] = summary(words, [seconds])
     baseline = rows[next(iter(rows))]["words_per_s"]
     for row in rows.values():
         row["ratio"] = row["words_per_s"] / baseline
     if as_json:
         print(json.dumps({"rows": rows, "profile": profiles, "memory": peaks}, indent=2))
         return
-    report(rows, False, f"training speed, {steps} steps of each config's own batches, {train_path}",
+    report(rows, False, f"training speed, {steps} steps of each config's own batches"
+                        f"{f' from step {at_step:,}' if at_step else ''}, {train_path}",
            baseline=next(iter(rows)))  # the ratio again, to the first row
     for name, p in profiles.items():
         msg.table([(k, f"{100 * v:.0f}%") for k, v in p["share"].items()], header=("where", "share"),
