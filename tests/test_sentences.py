@@ -124,6 +124,25 @@ def test_raw_text_keeps_its_sentence_splitters_sentences():
     assert all(sum(t.head.i == t.i for t in s) == 1 for s in doc.sents)
 
 
+def test_parse_of_raw_paragraphs_writes_the_splitters_sentences(tmp_path):
+    """`spacy-planar parse` of a raw file of two paragraphs of five sentences with a joint pipeline
+    (a sentence splitter before it): ten sentences, one root each, and it says so."""
+    from typer.testing import CliRunner
+
+    from spacy_planar.__main__ import app
+    from spacy_planar.io.conllu import read_conllu
+
+    nlp, _ = _pipeline([("planar_parser", {}), CONFIGS["biaffine_mst"]], decider=True, sentencizer=True, epochs=1)
+    nlp.to_disk(tmp_path / "joint")
+    paragraph = "Gallia est omnis divisa. Quarum unam incolunt Belgae. Aliam Aquitani. Tertiam Celtae. Hi omnes."
+    (tmp_path / "raw.txt").write_text(f"{paragraph}\n{paragraph}\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", str(tmp_path / "joint"), str(tmp_path / "raw.txt"),
+                                 str(tmp_path / "out.conllu")])
+    assert r.exit_code == 0 and "10 sentences" in " ".join(r.output.split()), r.output
+    sents = list(read_conllu(tmp_path / "out.conllu"))
+    assert len(sents) == 10 and all(s.heads.count(0) == 1 for s in sents)
+
+
 def test_the_training_dev_score_is_the_score_of_its_sentences_a_doc_each(joint, tmp_path):
     """nlp.evaluate of dev Examples of five sentences a Doc (as corpora.dev reads them) equals
     nlp.evaluate of the same sentences a Doc each (as parse reads CoNLL-U)."""
