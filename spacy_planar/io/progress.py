@@ -86,6 +86,27 @@ def early_estimate(elapsed: float, stepping: float, steps: int, max_steps: int, 
     return said
 
 
+class EarlyPace:
+    """The steps spaCy's loop has logged (one call a step, ``None`` between evaluations) and, at
+    ``EARLY_STEPS`` before any evaluation after step 0's, what ``early_estimate`` is given."""
+
+    def __init__(self, start: float):
+        self.start, self.step, self.stepping, self.evaluated = start, -1, None, False
+
+    def tick(self, info) -> Optional[tuple]:
+        import time
+
+        self.step += 1  # the step this call ends (the first: step 0)
+        now = time.perf_counter()
+        if info is not None:
+            self.stepping = self.stepping or now  # after step 0's evaluation
+            self.evaluated = self.evaluated or int(info.get("step", 0)) > 0
+            return None
+        if self.step in EARLY_STEPS and not self.evaluated and self.stepping is not None:
+            return now - self.start, now - self.stepping, self.step
+        return None
+
+
 # spaCy's score names, as the table heads them (within 100 columns with the UD pipeline's eight)
 SHORT_NAMES = {"sents_f": "SENT_F", "pos_acc": "UPOS", "morph_acc": "FEATS", "tag_acc": "XPOS",
                "lemma_acc": "LEMMA", "dep_uas": "UAS", "dep_las": "LAS", "dep_np_f": "NP_F"}
@@ -101,12 +122,11 @@ def table_columns(score_weights: dict) -> List[str]:
 
 @registry.loggers("spacy-planar.ConsoleLogger.v1")
 def console_logger(progress_bar: bool = False, console_output: bool = True, output_file: Optional[str] = None):
-    """spaCy's console logger (``spacy.ConsoleLogger.v3``: its optional bar to
-    the next evaluation, its JSONL file) with a table of its own, within 100
-    columns (the parser's loss, each weighted score under a short name), a line
-    under each row (the time since training began and about how long is
-    left) and at the end the total time and the best evaluation, with a
-    warning where that is the untrained pipeline's (step 0)."""
+    """spaCy's console logger (``spacy.ConsoleLogger.v3``: its optional bar to the next evaluation,
+    its JSONL file) with a table of its own, within 100 columns (the parser's loss, each weighted
+    score under a short name), a line under each row (the time since training began and about how
+    long is left; before the first evaluation, ``EarlyPace``'s) and at the end the total time and
+    the best evaluation, with a warning where that is the untrained pipeline's (step 0)."""
     import time
 
     from wasabi import Printer
@@ -123,6 +143,7 @@ def console_logger(progress_bar: bool = False, console_output: bool = True, outp
         widths = [3, 6, 9] + [6] * len(scored) + [6]
         start = time.perf_counter()
         seen = {"epoch": 0, "steps_per_epoch": None}
+        pace = EarlyPace(start)
         final = FINISHED.pop("final", False)
         FINISHED.clear()
         FINISHED["checkpoints"] = []
@@ -137,15 +158,11 @@ def console_logger(progress_bar: bool = False, console_output: bool = True, outp
 
         def step(info):
             log_step(info)
-            seen["calls"] = seen.get("calls", -1) + 1  # the step this call ends (the first: step 0)
+            early = pace.tick(info)
+            if early:
+                write("  " + early_estimate(*early, max_steps, max_epochs))
             if info is None:
-                if seen["calls"] in EARLY_STEPS and not seen.get("evaluated"):
-                    now = time.perf_counter()
-                    write("  " + early_estimate(now - start, now - seen["stepping"], seen["calls"], max_steps,
-                                                max_epochs))
                 return
-            seen.setdefault("stepping", time.perf_counter())  # after step 0's evaluation
-            seen["evaluated"] = seen.get("evaluated") or int(info.get("step", 0)) > 0
             epoch, n = int(info.get("epoch", 0)), int(info.get("step", 0))
             FINISHED["checkpoints"] = [(float(score), int(at)) for score, at in info.get("checkpoints", [])]
             write(msg.row(table_row(info, parser, scored), widths=widths, spacing=2))
