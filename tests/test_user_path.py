@@ -81,9 +81,38 @@ def quickstart(folder: Path, monkeypatch, literal: bool) -> str:
 
 def test_readme_quickstart_runs_as_written(tmp_path, monkeypatch):
     """The quickstart's lines on the clone's test treebank, training 6 steps (the literal run,
-    8 epochs, is the slow test below); model-best is scored after the last step."""
+    8 epochs, is the slow test below); model-best is scored after the last step. Then, in the same
+    folder, the lines of README's other blocks that run on a clone: several treebanks (6 steps),
+    a corpus, calibration and k-best with the quickstart's model (the package line is
+    tests/test_package.py's, in a fresh venv), and the zoo's lines name its workflows and vars."""
     said = quickstart(tmp_path, monkeypatch, literal=False)
     assert "model-last (the last step) scored" in said and "Training took" in said
+    (tmp_path / "configs").symlink_to(ROOT / "configs", target_is_directory=True)
+    for name, split, n in (("la_llct-ud-train", "train", 40), ("la_ittb-ud-train", "dev", 40),
+                           ("la_llct-ud-dev", "dev", 10), ("dev", "dev", 10), ("test", "test", 10)):
+        sample(fixture_path(split), tmp_path / f"{name}.conllu", n)
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "a.txt").write_text((tmp_path / "text.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    for heading in ("Several treebanks of one language", "A corpus, a package, and how sure the parser is"):
+        for line in readme_block(heading, "bash").strip().splitlines():
+            command = line.split("  #")[0].strip()
+            if command.startswith("spacy-planar package"):
+                continue
+            if command.startswith("spacy-planar train"):
+                command += " --training.max_steps 6 --training.eval_frequency 3"
+            code, out = run_line(command, tmp_path)
+            assert code == 0, (command, out[-4000:])
+    assert spacy.load(tmp_path / "latin" / "model-best").has_pipe("parse_decider")  # the accurate tier
+    assert len(list(read_conllu(tmp_path / "parsed" / "a.conllu"))) >= 1
+    assert "# sent_id = " in (tmp_path / "kbest.conllu").read_text(encoding="utf-8")
+    import yaml
+
+    project = yaml.safe_load((ROOT / "project.yml").read_text(encoding="utf-8"))
+    for line in readme_block("A ready-made pipeline", "bash").strip().splitlines():
+        words = line.split("  #")[0].split()
+        if words[:3] == ["spacy", "project", "run"]:
+            assert words[3] in project["workflows"], line
+            assert all(w[len("--vars."):] in project["vars"] for w in words if w.startswith("--vars.")), line
 
 
 @pytest.mark.slow
