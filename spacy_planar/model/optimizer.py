@@ -7,12 +7,12 @@ hundred small parameters a step cost more than their arithmetic; the shipped con
 (base.partial.cfg). Registered as a Thinc optimizer (entry point ``thinc_optimizers``).
 
 ``clip_global`` (issue 95, item 4: Stanza's and UDPipe 2's rule, docs/decisions.md): the step's
-gradients are held until ``step_schedules`` (spaCy's training loop calls it after every
-component's ``finish_update``; a parameter given twice also ends the step), then clipped together
-by their global norm at ``grad_clip`` and stepped without a clip of their own; with ``per_word``,
-first divided by the step's words, which the parser components give (``note_words``), so that each
-task's loss is a mean per word (every loss here is a sum over the words or the states of the
-batch)."""
+gradients are held (copied; the model's zeroed as a step zeroes them) until ``step_schedules``
+(spaCy's training loop calls it after every component's ``finish_update``; a parameter given twice
+also ends the step), then clipped together by their global norm at ``grad_clip`` and stepped
+without a clip of their own; with ``per_word``, first divided by the step's words, which the parser
+components give (``note_words``), so that each task's loss is a mean per word (every loss here is a
+sum over the words or the states of the batch)."""
 from __future__ import annotations
 
 from typing import Dict, Tuple, cast
@@ -50,7 +50,10 @@ class FusedAdam(Optimizer):
         if self.clip_global:
             if key in self._held:  # a second step began before step_schedules
                 self.flush()
-            self._held[key] = (weights, gradient, lr_scale)
+            # a copy, and the gradient zeroed as a step zeroes it: the next backward adds to nothing, and a
+            # shim (PyTorch's) that zeroes its own gradient after the call leaves the copy as it was
+            self._held[key] = (weights, gradient.copy(), lr_scale)
+            gradient.fill(0)
             return weights, gradient
         return self._step(key, weights, gradient, lr_scale, self.grad_clip or 0.0)
 
