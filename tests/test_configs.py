@@ -654,6 +654,13 @@ ZOO = {"zoo-la": ("zoo-fetch-la", ["zoo-latin"]), "zoo-got": ("zoo-fetch-got", [
        "zoo-cu": ("zoo-fetch-cu", ["zoo-slavonic"])}
 
 
+def _project_yml() -> dict:
+    """project.yml as written (its ${vars...} not filled in)."""
+    import yaml
+
+    return yaml.safe_load((Path(__file__).resolve().parents[1] / "project.yml").read_text(encoding="utf-8"))
+
+
 def _zoo_fetched(script: str):
     """The files a `lab fetch-ud` line fetches: ud_dir/<code>/<split>.conllu, and its --raw."""
     words = script.split()
@@ -673,9 +680,7 @@ def test_each_zoo_workflow_fetches_only_what_it_builds_from():
     """`spacy project run zoo-la .` (and zoo-got, zoo-cu; zoo runs all three): its first step
     fetches (`lab fetch-ud`, where ud_dir lacks them) exactly the treebank files and raw text its
     build reads, nothing of another language's; the builds read ud_dir, not a folder of their own."""
-    import yaml
-
-    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "project.yml").read_text(encoding="utf-8"))
+    config = _project_yml()
     commands = {c["name"]: c for c in config["commands"]}
     for workflow, (fetch, builds) in ZOO.items():
         assert config["workflows"][workflow] == [fetch, *builds]
@@ -694,9 +699,7 @@ def test_the_zoo_fetch_with_local_treebanks_needs_no_network(tmp_path):
     """Given a ud_dir that holds Latin's files and la_raw, zoo-la's fetch step fetches nothing
     (every host unreachable); a file that is missing is one line naming it and how to give it
     locally, exit 1, nothing written."""
-    import yaml
-
-    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "project.yml").read_text(encoding="utf-8"))
+    config = _project_yml()
     (script,) = next(c for c in config["commands"] if c["name"] == "zoo-fetch-la")["script"]
     ud, raw = tmp_path / "ud", tmp_path / "latin.txt"
     raw.write_text("Gallia est omnis divisa in partes tres.\n", encoding="utf-8")

@@ -3,10 +3,8 @@ from, and only that: each treebank's splits from its UD repository at one releas
 ``UD_DIR/<code>/<split>.conllu``, and a raw text's git repository. A file or folder already there is
 kept, so that a folder of UD treebanks of one's own (``--vars.ud_dir``) builds without the network;
 a host that cannot be reached is one line naming the file and how to give it locally."""
-import os
 import shutil
 import subprocess
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,6 +14,7 @@ import typer
 
 from spacy_planar.cli._app import msg
 from spacy_planar.errors import Errors, UserError
+from spacy_planar.io.conllu import atomic_output
 from spacy_planar_lab._app import lab_app
 
 UD_URL = "https://raw.githubusercontent.com/UniversalDependencies/{repo}/{release}/{code}-ud-{split}.conllu"
@@ -34,14 +33,11 @@ def _treebank(spec: str):
 
 
 def _download(url: str, target: Path, local: str) -> None:
-    """``url`` into ``target``, whole or not at all (neither a partial file nor a folder made for it
-    is left)."""
-    made = [d for d in (target.parent, *target.parent.parents) if not d.exists()]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    done = False
+    """``url`` into ``target``, whole or not at all (``atomic_output``; nor is a folder made for it
+    left)."""
+    made = [d for d in (target.parent, *target.parent.parents) if not d.exists()]  # deepest first
     try:
-        with os.fdopen(fd, "wb") as out:
+        with atomic_output(target, "wb") as out:
             try:
                 with urllib.request.urlopen(url, timeout=TIMEOUT) as source:
                     shutil.copyfileobj(source, out, 1 << 20)
@@ -51,16 +47,13 @@ def _download(url: str, target: Path, local: str) -> None:
             except (urllib.error.URLError, OSError) as e:
                 raise UserError(Errors.E171.format(url=url, reason=getattr(e, "reason", e), target=target,
                                                    local=local)) from None
-        os.replace(tmp, target)
-        done = True
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        for folder in made if not done else ():  # deepest first
+    except BaseException:
+        for folder in made:
             try:
                 folder.rmdir()
             except OSError:
                 pass
+        raise
 
 
 @lab_app.command("fetch-ud")
