@@ -242,6 +242,8 @@ class Warnings(metaclass=ErrorsWithCodes):
             "read back after it ran?): each was decided from the trees on Doc._.trees, as hard votes")
     W129 = ("{name}: {count} of {units} sentences' trees of {parser} were repaired after the parse; those "
             "trees did not vote")
+    W130 = ("spacy-planar.Adam.v1: per_word is set but no component gave this step's words (no planar_parser "
+            "or biaffine_parser trained in it): its {count} gradients were clipped as sums")
 
 
 class UserError(ValueError):

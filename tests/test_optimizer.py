@@ -112,3 +112,21 @@ def test_per_word_needs_the_global_clip():
 
     with pytest.raises(UserError, match="E169"):
         registry.resolve({"o": {"@optimizers": "spacy-planar.Adam.v1", "per_word": True}})
+
+
+def test_per_word_without_words_is_said_and_raises_when_debugging(monkeypatch):
+    """per_word with no component giving the step's words (no parser trained): W130, the step
+    clipped as sums; under SPACY_PLANAR_DEBUG=1 an error."""
+    from spacy_planar.errors import UnexpectedError, UnexpectedWarning
+
+    ours = registry.resolve({"o": {"@optimizers": "spacy-planar.Adam.v1", "clip_global": True, "per_word": True}})["o"]
+    w = numpy.ones((3, 2), dtype="float32")
+    monkeypatch.delenv("SPACY_PLANAR_DEBUG", raising=False)
+    ours((1, "W"), w, numpy.ones((3, 2), dtype="float32"))
+    with pytest.warns(UnexpectedWarning, match="W130"):
+        ours.step_schedules()
+    assert (w < 1).all()
+    monkeypatch.setenv("SPACY_PLANAR_DEBUG", "1")
+    ours((1, "W"), w, numpy.ones((3, 2), dtype="float32"))
+    with pytest.raises(UnexpectedError, match="W130"):
+        ours.step_schedules()

@@ -24,7 +24,7 @@ from thinc.config import registry
 from thinc.optimizers import ADAM_DEFAULTS, FloatOrSeq
 from thinc.types import FloatsXd
 
-from spacy_planar.errors import Errors, UserError
+from spacy_planar.errors import Errors, UserError, Warnings, unexpected
 
 MAX_AVERAGE_DECAY = 0.9999  # Thinc's ops.update_averages'
 
@@ -62,6 +62,8 @@ class FusedAdam(Optimizer):
         held, self._held = self._held, {}
         if not held:
             return
+        if self.per_word and not self.words:
+            unexpected(Warnings.W130.format(count=len(held)))
         scale = 1.0 / self.words if self.per_word and self.words else 1.0
         self.words = 0
         ops = get_array_ops(next(iter(held.values()))[1])
